@@ -1,0 +1,42 @@
+"""Virtual time: every sleep is recorded and advances the clock; nothing really waits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# 2026-01-01T00:00:00Z: a fixed wall-clock origin, so HTTP-date headers are reproducible.
+EPOCH_ORIGIN = 1_767_225_600.0
+
+
+@dataclass
+class VirtualClock:
+    """A monotonic clock and a ``sleep`` that only moves it forward.
+
+    Pass ``clock.sleep`` and ``clock.now`` wherever the code under test takes a
+    sleep function and a clock; ``sleeps`` lists every delay asked for.
+    """
+
+    now_seconds: float = 0.0
+    sleeps: list[float] = field(default_factory=list)
+
+    def now(self) -> float:
+        """Seconds since the clock started."""
+        return self.now_seconds
+
+    def wall(self) -> float:
+        """Unix time that corresponds to ``now()`` (for HTTP dates)."""
+        return EPOCH_ORIGIN + self.now_seconds
+
+    def sleep(self, seconds: float) -> None:
+        """Record the delay and advance time by it."""
+        seconds = max(0.0, float(seconds))
+        self.sleeps.append(seconds)
+        self.now_seconds += seconds
+
+    async def async_sleep(self, seconds: float) -> None:
+        """The same, for async agents."""
+        self.sleep(seconds)
+
+    def advance(self, seconds: float) -> None:
+        """Let time pass without a sleep (a slow server, a stall)."""
+        self.now_seconds += max(0.0, float(seconds))

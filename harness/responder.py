@@ -1,0 +1,137 @@
+"""The fake API's brain: answers each request from a queue of Replies, records every
+request, and checks each one with the API-validity oracle.
+
+Shared by the in-process transports (``transport``) and the socket server.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from .api_errors import error_body
+from .api_rules import Violation, check_request
+from .api_rules import error_body as violations_body
+from .clock import VirtualClock
+from .replies import Reply
+from .wire import WirePlan, plan_reply
+
+SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})
+DEFAULT_MODEL = "claude-opus-5-5"
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the server saw it, and what it answered."""
+
+    number: int
+    time: float
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    label: str
+    reply: Reply | None = None
+    plan: WirePlan | None = None
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def streaming(self) -> bool:
+        """Whether the client asked for a stream."""
+        return isinstance(self.body, dict) and bool(self.body.get("stream"))
+
+    @property
+    def betas(self) -> list[str]:
+        """The request's ``anthropic-beta`` values."""
+        return [b.strip() for b in self.headers.get("anthropic-beta", "").split(",") if b.strip()]
+
+
+class Responder:
+    """Answers requests in order from queued replies, one queue per label (a turn)."""
+
+    def __init__(
+        self,
+        replies: Iterable[Reply] = (),
+        *,
+        clock: VirtualClock | None = None,
+        model: str = DEFAULT_MODEL,
+        check_requests: bool = True,
+        label: str = "the scenario",
+    ) -> None:
+        self.clock = clock or VirtualClock()
+        self.model = model
+        self.check_requests = check_requests
+        self.requests: list[RecordedRequest] = []
+        self.problems: list[str] = []
+        self._queue: list[Reply] = []
+        self._label = label
+        self._served_in_queue = 0
+        self.queue(replies, label)
+
+    def queue(self, replies: Iterable[Reply], label: str) -> None:
+        """Serve ``replies`` next; ``label`` names them in messages ("turn 2")."""
+        self._queue = list(replies)
+        self._label = label
+        self._served_in_queue = 0
+
+    @property
+    def unused(self) -> list[Reply]:
+        """Replies of the current queue not yet served."""
+        return self._queue[self._served_in_queue :]
+
+    def respond(self, method: str, path: str, headers: Mapping[str, str], content: bytes) -> WirePlan:
+        """The WirePlan answering one request."""
+        number = len(self.requests) + 1
+        body = _json_or_text(content)
+        record = RecordedRequest(
+            number, self.clock.now(), method, path, _public_headers(headers), body, self._label
+        )
+        self.requests.append(record)
+        request_id = f"req_harness_{number:06d}"
+        if self.check_requests and path.endswith("/v1/messages") and isinstance(body, dict):
+            record.violations = check_request(body, betas=record.betas if "anthropic-beta" in record.headers else None)
+            if record.violations:
+                self.problems.extend(f"request {number}: {v}" for v in record.violations)
+                return _json_plan(400, error_body_with_id(record.violations, request_id), request_id)
+        if self._served_in_queue >= len(self._queue):
+            message = (
+                f"the agent made request {self._served_in_queue + 1} but {self._label} "
+                f"has {len(self._queue)} replies"
+            )
+            self.problems.append(message)
+            plan = _json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
+            plan.headers["x-should-retry"] = "false"
+            return plan
+        reply = self._queue[self._served_in_queue]
+        self._served_in_queue += 1
+        record.reply = reply
+        record.plan = plan_reply(
+            reply,
+            streaming=record.streaming,
+            request_id=request_id,
+            message_id=f"msg_harness_{number:06d}",
+            model=(body.get("model") if isinstance(body, dict) else None) or self.model,
+        )
+        return record.plan
+
+
+def error_body_with_id(violations: list[Violation], request_id: str) -> dict[str, Any]:
+    """The 400 body for a request that breaks the API's rules."""
+    return dict(violations_body(violations), request_id=request_id)
+
+
+def _json_plan(status: int, body: Mapping[str, Any], request_id: str) -> WirePlan:
+    data = json.dumps(body).encode()
+    return WirePlan(status, {"content-type": "application/json", "request-id": request_id}, [data], [0.0])
+
+
+def _json_or_text(content: bytes) -> Any:
+    try:
+        return json.loads(content) if content else None
+    except (ValueError, UnicodeDecodeError):
+        return content.decode("utf-8", "replace")
+
+
+def _public_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {k.lower(): ("<redacted>" if k.lower() in SECRET_HEADERS else v) for k, v in headers.items()}

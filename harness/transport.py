@@ -1,0 +1,118 @@
+"""The one test seam: httpx2 transports that answer from a Responder, in process.
+
+Built on ``httpx2.BaseTransport`` / ``AsyncBaseTransport`` (not MockTransport, which
+vcrpy patches). Broken connections raise exactly what httpx2 raises for the real
+thing; the SDK wraps them (before the response) or lets them through (mid-body).
+"""
+
+from __future__ import annotations
+
+from typing import AsyncIterator, Iterable, Iterator
+
+import anthropic
+import httpx2
+
+from .clock import VirtualClock
+from .replies import Reply
+from .responder import RecordedRequest, Responder
+from .wire import WirePlan
+
+DEFAULT_READ_TIMEOUT = 600.0
+CONNECT_TIMEOUT = 5.0
+
+
+class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """Yields a plan's chunks, letting virtual time pass, then ends as the plan says."""
+
+    def __init__(self, plan: WirePlan, clock: VirtualClock) -> None:
+        self.plan = plan
+        self.clock = clock
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk, delay in zip(self.plan.chunks, self.plan.delays):
+            self.clock.advance(delay)
+            yield chunk
+        raise_ending(self.plan, self.clock)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self:  # noqa: the sync walk never blocks: time is virtual
+            yield chunk
+
+
+def raise_ending(plan: WirePlan, clock: VirtualClock) -> None:
+    """Raise what a client sees when the body ends the way ``plan`` says."""
+    if plan.ending == "fin":
+        raise httpx2.RemoteProtocolError(
+            "peer closed connection without sending complete message body (incomplete chunked read)"
+        )
+    if plan.ending == "rst":
+        raise httpx2.ReadError("[Errno 104] Connection reset by peer")
+    if plan.ending == "stall":
+        clock.advance(plan.stall_seconds)
+        raise httpx2.ReadTimeout("The read operation timed out")
+    if plan.ending == "interrupt":
+        raise KeyboardInterrupt
+
+
+def raise_connection_fault(fault: str, request: httpx2.Request, clock: VirtualClock) -> None:
+    """Raise what httpx2 raises when the connection fails before any response."""
+    timeouts = request.extensions.get("timeout", {})
+    if fault == "refused":
+        raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
+    if fault == "connect_timeout":
+        clock.advance(timeouts.get("connect") or CONNECT_TIMEOUT)
+        raise httpx2.ConnectTimeout("timed out", request=request)
+    if fault == "read_timeout":
+        clock.advance(timeouts.get("read") or DEFAULT_READ_TIMEOUT)
+        raise httpx2.ReadTimeout("The read operation timed out", request=request)
+    if fault == "empty":
+        raise httpx2.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+    if fault == "garbage":
+        raise httpx2.RemoteProtocolError("illegal status line: bytearray(b'\\x16\\x03garbage')", request=request)
+    raise ValueError(f"unknown connection fault {fault!r}")
+
+
+class _Base:
+    def __init__(self, replies: Iterable[Reply] | Responder = (), *, clock: VirtualClock | None = None) -> None:
+        self.responder = replies if isinstance(replies, Responder) else Responder(replies, clock=clock)
+        self.clock = self.responder.clock
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received, in order."""
+        return self.responder.requests
+
+    def _respond(self, request: httpx2.Request, content: bytes) -> httpx2.Response:
+        plan = self.responder.respond(request.method, request.url.path, request.headers, content)
+        if plan.connection is not None:
+            raise_connection_fault(plan.connection, request, self.clock)
+        return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, self.clock))
+
+
+class ScenarioTransport(_Base, httpx2.BaseTransport):
+    """Sync transport: ``anthropic.Anthropic(http_client=httpx2.Client(transport=...))``."""
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        return self._respond(request, request.read())
+
+
+class AsyncScenarioTransport(_Base, httpx2.AsyncBaseTransport):
+    """Async transport: ``anthropic.AsyncAnthropic(http_client=httpx2.AsyncClient(transport=...))``."""
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        return self._respond(request, await request.aread())
+
+
+TEST_API_KEY = "harness-test-key"
+
+
+def sync_client(transport: ScenarioTransport, *, api_key: str = TEST_API_KEY) -> anthropic.Anthropic:
+    """An SDK client whose every request goes to ``transport``; SDK retries off."""
+    return anthropic.Anthropic(api_key=api_key, max_retries=0, http_client=httpx2.Client(transport=transport))
+
+
+def async_client(transport: AsyncScenarioTransport, *, api_key: str = TEST_API_KEY) -> anthropic.AsyncAnthropic:
+    """The async twin of ``sync_client``."""
+    return anthropic.AsyncAnthropic(
+        api_key=api_key, max_retries=0, http_client=httpx2.AsyncClient(transport=transport)
+    )

@@ -1,0 +1,102 @@
+"""Layer 1, one request: stream a reply from the Messages API through the anthropic SDK.
+
+The SDK's own retries are off (``max_retries=0``): the loop retries, visibly.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+import anthropic
+
+from .errors import IncompleteStreamError
+from .events import TextDelta
+
+FALLBACK_BETA = "server-side-fallback-2026-07-01"
+
+
+def fallbacks_enabled(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """Server-side fallbacks are on unless ``MINI_AGENT_FALLBACKS=0``."""
+    return environ.get("MINI_AGENT_FALLBACKS", "1").strip() not in {"0", "false", "no", "off"}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A complete assistant message, as a history entry, with its stop reason and usage."""
+
+    message: dict[str, Any]
+    stop_reason: str | None
+    usage: dict[str, int]
+
+
+class AnthropicClient:
+    """Streams one reply per call; raises whatever the SDK raises (see ``errors``)."""
+
+    def __init__(
+        self,
+        client: anthropic.Anthropic | None = None,
+        *,
+        model: str,
+        max_tokens: int,
+        system: str | None = None,
+        fallbacks: bool | None = None,
+    ) -> None:
+        self.client = client if client is not None else anthropic.Anthropic(max_retries=0)
+        self.model = model
+        self.max_tokens = max_tokens
+        self.system = system
+        self.fallbacks = fallbacks_enabled() if fallbacks is None else fallbacks
+
+    def request_options(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The keyword arguments of one ``beta.messages.stream`` call."""
+        options: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": list(messages)}
+        if tools:
+            options["tools"] = list(tools)
+        if self.system:
+            options["system"] = self.system
+        if self.fallbacks:
+            options["betas"] = [FALLBACK_BETA]
+            options["fallbacks"] = "default"
+        return options
+
+    def stream(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Iterator[TextDelta | Reply]:
+        """Yield text as it arrives, then the finished ``Reply``.
+
+        A stream that closes without ``message_stop`` raises IncompleteStreamError;
+        everything else (status errors, dropped connections, bad JSON) comes from
+        the SDK and httpx2 unchanged.
+        """
+        with self.client.beta.messages.stream(**self.request_options(messages, tools)) as stream:
+            for event in stream:
+                if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                    yield TextDelta(event.delta.text)
+            final = stream.get_final_message()
+        if final.stop_reason is None:
+            raise IncompleteStreamError("the stream ended before message_stop")
+        usage = {k: v for k, v in final.usage.model_dump().items() if isinstance(v, int)}
+        blocks = [block_param(b) for b in final.content]
+        message = {"role": "assistant", "content": [b for b in blocks if not is_blank_text(b)]}
+        yield Reply(message, final.stop_reason, usage)
+
+
+def block_param(block: Any) -> dict[str, Any]:
+    """A response content block as a request content block (no output-only fields)."""
+    if block.type == "text":
+        param: dict[str, Any] = {"type": "text", "text": block.text}
+        if getattr(block, "citations", None):
+            param["citations"] = [c.model_dump(mode="json", exclude_none=True) for c in block.citations]
+        return param
+    if block.type == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if block.type == "thinking":
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+    if block.type == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.data}
+    return block.model_dump(mode="json", exclude_none=True)
+
+
+def is_blank_text(block: dict[str, Any]) -> bool:
+    """A text block the API would reject in a request (empty or whitespace only)."""
+    return block["type"] == "text" and not block["text"].strip()

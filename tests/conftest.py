@@ -1,0 +1,60 @@
+"""Shared fixtures: mini_agent wired to an in-process fake API on a virtual clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import pytest
+
+from harness.adapters import mini_agent_factory
+from harness.replies import Reply
+from harness.transport import ScenarioTransport, sync_client
+from mini_agent.events import Notice, ToolResult, TurnEnd
+from mini_agent.settings import Settings
+
+
+@dataclass
+class AgentRun:
+    """An agent, its fake API and what each turn yielded."""
+
+    agent: Agent
+    transport: ScenarioTransport
+    turns: list[list[Any]] = field(default_factory=list)
+
+    def turn(self, text: str) -> list[Any]:
+        events = list(self.agent.run_turn(text))
+        self.turns.append(events)
+        return events
+
+    @property
+    def sleeps(self) -> list[float]:
+        return self.transport.clock.sleeps
+
+    @property
+    def bodies(self) -> list[Any]:
+        return [r.body for r in self.transport.requests]
+
+    def notices(self, turn: int = -1) -> list[str]:
+        return [e.text for e in self.turns[turn] if isinstance(e, Notice)]
+
+    def end(self, turn: int = -1) -> str:
+        ends = [e.reason for e in self.turns[turn] if isinstance(e, TurnEnd)]
+        assert len(ends) == 1, f"expected one TurnEnd, got {ends}"
+        return ends[0]
+
+    def tool_results(self, turn: int = -1) -> list[ToolResult]:
+        return [e for e in self.turns[turn] if isinstance(e, ToolResult)]
+
+
+@pytest.fixture
+def agent_with(tmp_path: Path) -> Callable[..., AgentRun]:
+    """``agent_with(replies, settings=…)``: mini_agent answering from ``replies``."""
+
+    def build(replies: Iterable[Reply], *, settings: Settings = Settings(), **factory_options: Any) -> AgentRun:
+        transport = ScenarioTransport(replies)
+        agent = mini_agent_factory(settings, **factory_options)(sync_client(transport), transport.clock, tmp_path)
+        return AgentRun(agent, transport)
+
+    return build
