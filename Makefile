@@ -4,12 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: test clean
+.PHONY: run test clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/harness run scenarios/
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto -q

@@ -41,6 +41,7 @@ def mini_agent_factory(
             wall_clock=clock.wall,
             rand=random.Random(seed).random,
             tools=tools,
+            session_id="harness",
         )
 
     return build

@@ -40,9 +40,12 @@ Request (``check_request`` only)
 - ``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path)
 
 Not checked, knowingly: that thinking blocks and signatures equal the response that
-produced them (that needs the earlier responses, which the caller holds); model
-capabilities such as prefill support; a final assistant message ending in ``tool_use``.
-A conversation may open with an assistant message: the first-party API accepts it.
+produced them (that needs the earlier responses, which the caller holds); that with
+thinking on, the last tool-using assistant turn starts with thinking (adaptive thinking
+may skip it); model capabilities such as prefill support; a final assistant message
+ending in ``tool_use``; the top-level ``system`` text. A conversation may open with an
+assistant message: the first-party API accepts it (only Bedrock says ``first message
+must use the "user" role``).
 """
 
 from __future__ import annotations
@@ -119,16 +122,15 @@ def check_request(
     Order: message rules (earliest message first), then tools, then request-wide limits.
     """
     messages = body.get("messages")
-    if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
-        found = [Violation("messages", "Field required" if messages is None else "Input should be a valid list")]
+    if isinstance(messages, list):
+        found = check_history(messages, betas=betas) + _thinking_disabled(body.get("thinking"), messages)
     else:
-        found = check_history(messages, betas=betas)
-        found += _thinking_disabled(body.get("thinking"), messages)
+        found = [Violation("messages", "Field required" if messages is None else "Input should be a valid list")]
     found += _tools(body.get("tools"))
     cached = _cache_control_count(body)
     if cached > MAX_CACHE_CONTROL_BLOCKS:
-        found.append(Violation("", f"A maximum of {MAX_CACHE_CONTROL_BLOCKS} blocks with "
-                                   f"cache_control may be provided. Found {cached}."))
+        limit = f"A maximum of {MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be provided."
+        found.append(Violation("", f"{limit} Found {cached}."))
     return found
 
 
@@ -249,9 +251,10 @@ def _pairing_rules(turns: list[_Turn]) -> list[tuple[int, Violation]]:
             found += _answer_rules(turn, asked)
             asked = []
             continue
-        index, _, last = turn.blocks[-1] if turn.blocks else (turn.first, 0, {})
-        if isinstance(last, Mapping) and last.get("type") == "thinking":
-            found.append((index, Violation(f"messages.{index}", _THINKING_LAST)))
+        if turn.blocks:
+            index, _, last = turn.blocks[-1]
+            if isinstance(last, Mapping) and last.get("type") == "thinking":
+                found.append((index, Violation(f"messages.{index}", _THINKING_LAST)))
         asked = [
             b["id"] for _, _, b in turn.blocks
             if isinstance(b, Mapping) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)
@@ -262,16 +265,18 @@ def _pairing_rules(turns: list[_Turn]) -> list[tuple[int, Violation]]:
 def _answer_rules(turn: _Turn, asked: list[str]) -> list[tuple[int, Violation]]:
     """Check a user turn against the tool_use ids of the assistant turn before it."""
     found: list[tuple[int, Violation]] = []
-    expected, answered = set(asked), set()
+    expected, answered = set(asked), set[str]()
     misplaced = opened = False
     for index, k, block in turn.blocks:
         if not isinstance(block, Mapping) or block.get("type") != "tool_result":
             opened = True
-        elif block.get("tool_use_id") in expected:
-            answered.add(block["tool_use_id"])
+            continue
+        tool_use_id = block.get("tool_use_id")
+        if isinstance(tool_use_id, str) and tool_use_id in expected:
+            answered.add(tool_use_id)
             misplaced |= opened
         else:
-            message = _UNEXPECTED_RESULT.format(id=block.get("tool_use_id"))
+            message = _UNEXPECTED_RESULT.format(id=tool_use_id)
             found.append((index, Violation(f"messages.{index}.content.{k}", message)))
     missing = [tool_id for tool_id in asked if tool_id not in answered]
     at = f"messages.{turn.first}"

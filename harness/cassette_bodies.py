@@ -75,7 +75,8 @@ def response_body_bytes(response: Mapping[str, Any]) -> bytes:
         if encoding == "deflate":
             return zlib.decompress(raw)
     except (OSError, EOFError, zlib.error) as exc:
-        raise CassetteError(f"response body says Content-Encoding {encoding or 'gzip'} but does not decompress: {exc}") from None
+        claim = f"Content-Encoding {encoding}" if encoding else "gzip magic bytes"
+        raise CassetteError(f"response body has {claim} but does not decompress: {exc}") from None
     if encoding not in ("", "identity"):
         raise CassetteError(f"response body has unsupported Content-Encoding {encoding!r}")
     return raw

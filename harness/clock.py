@@ -13,15 +13,23 @@ class VirtualClock:
     """A monotonic clock and a ``sleep`` that only moves it forward.
 
     Pass ``clock.sleep`` and ``clock.now`` wherever the code under test takes a
-    sleep function and a clock; ``sleeps`` lists every delay asked for.
+    sleep function and a clock; ``sleeps`` lists every delay asked for, ``sleep_times`` when each began.
     """
 
     now_seconds: float = 0.0
     sleeps: list[float] = field(default_factory=list)
+    sleep_times: list[float] = field(default_factory=list)
+    sleep_marks: list[int] = field(default_factory=list)
+    marks: int = 0
 
     def now(self) -> float:
         """Seconds since the clock started."""
         return self.now_seconds
+
+    def mark(self) -> int:
+        """A number that grows with every call: orders things that share a time."""
+        self.marks += 1
+        return self.marks
 
     def wall(self) -> float:
         """Unix time that corresponds to ``now()`` (for HTTP dates)."""
@@ -30,6 +38,8 @@ class VirtualClock:
     def sleep(self, seconds: float) -> None:
         """Record the delay and advance time by it."""
         seconds = max(0.0, float(seconds))
+        self.sleep_times.append(self.now_seconds)
+        self.sleep_marks.append(self.mark())
         self.sleeps.append(seconds)
         self.now_seconds += seconds
 

@@ -32,6 +32,7 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     label: str
+    mark: int = 0
     reply: Reply | None = None
     plan: WirePlan | None = None
     violations: list[Violation] = field(default_factory=list)
@@ -85,7 +86,7 @@ class Responder:
         number = len(self.requests) + 1
         body = _json_or_text(content)
         record = RecordedRequest(
-            number, self.clock.now(), method, path, _public_headers(headers), body, self._label
+            number, self.clock.now(), method, path, _public_headers(headers), body, self._label, self.clock.mark()
         )
         self.requests.append(record)
         request_id = f"req_harness_{number:06d}"

@@ -22,6 +22,7 @@ import jiter
 
 SPEC_KEYS = frozenset({"thinking", "text", "tool_use", "content", "stop_reason", "stop_sequence", "usage"})
 TOOL_USE_KEYS = frozenset({"name", "input", "json", "id"})
+_THINKING_KEYS = frozenset({"thinking", "signature"})
 
 _TEXT_PIECE = 20  # characters per text/thinking delta, as a floor
 _JSON_PIECE = 10  # characters per input_json_delta, as a floor (the live API sends ~10)
@@ -50,13 +51,15 @@ def message_events(
     blocks = [_thinking_block(item, f"{message_id}/{n}") for n, item in enumerate(_as_list(spec.get("thinking")))]
     blocks += [(_raw_block(block), []) for block in _as_list(spec.get("content"))]
     if spec.get("text") is not None:
+        if not isinstance(spec["text"], str):
+            raise ValueError(f"text must be a string, not {spec['text']!r}")
         blocks.append(({"type": "text", "text": ""}, _deltas("text_delta", "text", _text_pieces(spec["text"]))))
     tools = _as_list(spec.get("tool_use"))
     stem = _NOT_ID.sub("", message_id.removeprefix("msg_"))
     blocks += [_tool_use_block(tool, f"{tool_id_prefix}{stem}_{n}") for n, tool in enumerate(tools, 1)]
 
-    written = sum(len(d.get("text") or d.get("thinking") or d.get("partial_json") or "") for _, ds in blocks for d in ds)
-    start_usage, delta_usage = _usage(spec.get("usage") or {}, output_tokens=max(1, written // 4))
+    chars = sum(len(d.get("text") or d.get("thinking") or d.get("partial_json") or "") for _, ds in blocks for d in ds)
+    start_usage, delta_usage = _usage(spec.get("usage") or {}, output_tokens=max(1, chars // 4))
     events: list[dict] = [
         {
             "type": "message_start",
@@ -213,6 +216,8 @@ def final_message(events: Iterable[Mapping[str, Any]]) -> dict:
 
 
 def _add_delta(content: list[dict], index: int, delta: Mapping[str, Any], parts: dict) -> None:
+    if not 0 <= index < len(content):
+        raise ValueError(f"content_block_delta for block {index}, which has not started")
     block_type, delta_type = content[index].get("type"), delta.get("type")
     if delta_type == "text_delta" and block_type == "text":
         parts.setdefault((index, "text"), []).append(delta["text"])
@@ -268,7 +273,7 @@ def _json_pieces(value: Any) -> list[str]:
 def _thinking_block(item: Any, seed: str) -> tuple[dict, list[dict]]:
     if isinstance(item, str):
         text, signature = item, None
-    elif isinstance(item, Mapping) and isinstance(item.get("thinking"), str) and item.keys() <= {"thinking", "signature"}:
+    elif isinstance(item, Mapping) and isinstance(item.get("thinking"), str) and item.keys() <= _THINKING_KEYS:
         text, signature = item["thinking"], item.get("signature")
     else:
         raise ValueError(f"thinking must be a string or {{thinking, signature}}, not {item!r}")

@@ -31,12 +31,20 @@ def run_repl(agent: Agent, lines: Iterable[str], write: Callable[[str], object],
         command = line.strip()
         if not command:
             continue
-        if command == "/status":
-            write(format_status(agent.status()))
-        elif command == "/help":
-            write(HELP + "\n")
+        output = slash_command(agent, command)
+        if output is not None:
+            write(output)
         else:
             run_one_turn(agent, command, write)
+
+
+def slash_command(agent: Agent, command: str) -> str | None:
+    """The output of a REPL command (``/status``, ``/help``), or None for a user line."""
+    if command == "/status":
+        return format_status(agent.status())
+    if command == "/help":
+        return HELP + "\n"
+    return None
 
 
 def next_line(source: Iterator[str], write: Callable[[str], object], echo: bool) -> str | None:

@@ -50,6 +50,7 @@ class Agent:
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         rand: Callable[[], float] = random.random,
+        session_id: str | None = None,
     ) -> None:
         self.settings = settings
         self.cwd = Path(cwd).resolve()
@@ -59,7 +60,7 @@ class Agent:
         self.tools = ToolRegistry(default_tools() if tools is None else tools, cwd=self.cwd, max_output=settings.max_tool_output)
         self.retry = RetryPolicy(max_retries=settings.max_retries, budget=settings.retry_budget, random=rand)
         self.sleep, self.clock, self.wall_clock = sleep, clock, wall_clock
-        self.session_id = uuid.uuid4().hex[:12]
+        self.session_id = session_id or uuid.uuid4().hex[:12]
         self.messages: list[dict[str, Any]] = []
         self.usage: dict[str, int] = {}
         self.context_tokens = 0

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from harness.api_rules import SYSTEM_MESSAGES_BETA, Violation, check_history, check_request, error_body
 
@@ -399,6 +401,33 @@ def test_long_valid_history_passes() -> None:
     for i in range(5_000):
         history += [assistant(tool_use(f"toolu_{i}")), user(tool_result(f"toolu_{i}"))]
     assert check_history(history) == []
+
+
+@st.composite
+def agent_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Histories an agent loop writes: each tool_use answered, results in any order."""
+    history = [user("Start")]
+    for turn in range(draw(st.integers(0, 6))):
+        ids = [f"toolu_{turn}_{i}" for i in range(draw(st.integers(0, 3)))]
+        history.append(assistant(text("Working."), *map(tool_use, ids)))
+        history.append(user(*draw(st.permutations([tool_result(i) for i in ids]))) if ids else user("Next"))
+    return history
+
+
+@given(agent_histories())
+def test_histories_written_by_an_agent_loop_pass(history: list[dict[str, Any]]) -> None:
+    assert check_history(history) == []
+
+
+@given(agent_histories(), st.data())
+def test_dropping_any_tool_result_is_caught(history: list[dict[str, Any]], data: st.DataObject) -> None:
+    results = [(i, k) for i, m in enumerate(history) if isinstance(m["content"], list)
+               for k, block in enumerate(m["content"]) if block["type"] == "tool_result"]
+    assume(results)
+    i, k = data.draw(st.sampled_from(results))
+    del history[i]["content"][k]
+    history[i]["content"] = history[i]["content"] or [text("(lost)")]
+    assert any("were found without `tool_result` blocks" in v.message for v in check_history(history))
 
 
 # --- the 400 body -----------------------------------------------------------------------

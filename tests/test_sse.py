@@ -47,7 +47,7 @@ def client_for(body: bytes, content_type: str = "text/event-stream") -> anthropi
 def sdk_stream_final(body: bytes) -> dict:
     """What the SDK's stream helper makes of an SSE body."""
     with client_for(body).beta.messages.stream(model="claude-sonnet-4-5", max_tokens=1024, messages=MESSAGES) as s:
-        return s.get_final_message().model_dump()
+        return s.get_final_message().model_dump(by_alias=True)  # API names: "from", not "from_"
 
 
 def without_none(value: Any) -> Any:
@@ -233,6 +233,17 @@ def test_raw_content_blocks_pass_through_whole():
     assert [b["type"] for b in blocks] == ["redacted_thinking", "server_tool_use", "web_search_tool_result", "text"]
 
 
+def test_fallback_block_relabels_the_message_with_the_model_that_took_over():
+    fallback = {
+        "type": "fallback",
+        "from": {"model": "claude-opus-4-6"},
+        "to": {"model": "claude-sonnet-4-6"},
+        "trigger": {"type": "refusal", "category": None},
+    }
+    events = message_events({"content": [fallback], "text": "Here it is."}, message_id="m", model="claude-opus-4-6")
+    assert assert_sdk_agrees(events)["model"] == "claude-sonnet-4-6"
+
+
 def test_empty_spec_is_an_empty_end_turn_message():
     message = assert_sdk_agrees(message_events({}, message_id="msg_1"))
     assert (message["content"], message["stop_reason"]) == ([], "end_turn")
@@ -247,6 +258,7 @@ def test_empty_spec_is_an_empty_end_turn_message():
         ({"tool_use": {"name": "R", "input": {}, "json": "{}"}}, "give input or json, not both"),
         ({"thinking": {"text": "x"}}, "thinking must be a string or"),
         ({"content": ["text"]}, "content blocks must be mappings with a type"),
+        ({"text": 42}, "text must be a string, not 42"),
     ],
 )
 def test_malformed_spec_is_rejected_saying_what_is_valid(spec, message):
@@ -294,6 +306,13 @@ def test_final_message_ignores_pings_and_leaves_the_events_unchanged():
     message = final_message(events)
     assert json.dumps(events) == snapshot
     assert message["content"][1]["input"] == {"a": 1}
+
+
+def test_final_message_of_a_delta_before_its_block_is_an_error():
+    events = message_events({"text": "Hello"}, message_id="m")
+    events[1], events[2] = events[2], events[1]
+    with pytest.raises(ValueError, match="content_block_delta for block 0, which has not started"):
+        final_message(events)
 
 
 def test_final_message_without_message_start_is_an_error():

@@ -1,0 +1,26 @@
+"""Golden transcripts: the REPL output of a scenario, kept in a file beside it.
+
+``HARNESS_UPDATE_GOLDEN=1`` (or ``harness run --update-golden``) writes them anew.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+UPDATE_VARIABLE = "HARNESS_UPDATE_GOLDEN"
+
+
+def compare_transcript(path: Path, actual: str) -> list[str]:
+    """Problems when ``actual`` differs from the golden file (which is written when updating)."""
+    if os.environ.get(UPDATE_VARIABLE) == "1":
+        path.write_text(actual, encoding="utf-8")
+        return []
+    if not path.exists():
+        return [f"expect.transcript: {path} does not exist (run with {UPDATE_VARIABLE}=1 to write it)"]
+    expected = path.read_text(encoding="utf-8")
+    if expected == actual:
+        return []
+    diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), str(path), "this run", lineterm="")
+    return [f"expect.transcript: the transcript differs from {path}:\n" + "\n".join("    " + l for l in diff)]
