@@ -18,6 +18,8 @@ Tool use (pairing is judged on turns: consecutive same-role messages are merged,
 the API merges them, and ``system`` messages are skipped)
 - ``messages.N.content.K.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'``
 - ``messages.N.content.K: `tool_use` ids must be unique`` -- across the whole request
+- ``messages.N.content.K.tool_use.input: Input should be a valid dictionary`` -- input
+  that is JSON but not an object (``[1, 2]``), as the model may stream it
 - ``messages.N.content.K.tool_use.name: String should have at least 1 character`` /
   ``... at most 200 characters``
 - ``messages.N: `tool_result` blocks can only be in `user` messages``
@@ -209,6 +211,8 @@ def _block_rules(
                 yield Violation(at, "`tool_use` ids must be unique")
             else:
                 tool_use_ids.add(tool_id)
+            if "input" in block and not isinstance(block["input"], Mapping):
+                yield Violation(f"{at}.tool_use.input", _NOT_AN_OBJECT)
             if name == "":
                 yield Violation(f"{at}.tool_use.name", "String should have at least 1 character")
             elif isinstance(name, str) and len(name) > 200:

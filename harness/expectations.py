@@ -19,8 +19,9 @@ def check_expectations(outcome: Outcome) -> list[str]:
     for turn, spec in zip(outcome.turns, outcome.scenario.turns):
         problems += [f"turn {turn.number}: expect.{p}" for p in _turn_problems(outcome, turn, spec.expect)]
     expect = outcome.scenario.expect
-    if "requests" in expect and len(outcome.requests) != expect["requests"]:
-        problems.append(f"expect.requests: {expect['requests']} in all, but the agent made {len(outcome.requests)}")
+    made = sum(len(turn.requests) for turn, _ in zip(outcome.turns, outcome.scenario.turns))  # not the probe's
+    if "requests" in expect and made != expect["requests"]:
+        problems.append(f"expect.requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)")
     for name, wanted in expect.get("files", {}).items():
         problems += [f"expect.files.{name}: {p}" for p in _file_problems(outcome.files, name, wanted)]
     if "transcript" in expect:

@@ -165,7 +165,10 @@ class Obj(Spec):
 
     def check(self, value: Any, pos: Position, name: str) -> list[Problem]:
         if not isinstance(value, dict):
-            return [Problem(*pos, f"`{name}` must be a {self.what}, got {_show(value)}")]
+            needs = f" (a mapping with {_listing(self.required)})" if self.required else ""
+            subject = f"`{name}`" if name else "the file"
+            return [Problem(*pos, f"{subject} must be a {self.what}{needs}, got {_show(value)}")]
+        where = f"{self.what} `{name}`" if name else f"the {self.what}"
         key_pos = value.key_pos if isinstance(value, LocatedDict) else {}
         value_pos = value.value_pos if isinstance(value, LocatedDict) else {}
         at = value.pos if isinstance(value, LocatedDict) else pos
@@ -174,13 +177,13 @@ class Obj(Spec):
             if key not in self.fields:
                 hint = _did_you_mean(key, self.fields)
                 problems.append(
-                    Problem(*key_pos.get(key, at), f"unknown key {key!r} in {self.what} `{name}`{hint}; valid keys: {_listing(self.fields)}")
+                    Problem(*key_pos.get(key, at), f"unknown key {key!r} in {where}{hint}; valid keys: {_listing(self.fields)}")
                 )
             else:
                 problems += self.fields[key].check(item, value_pos.get(key, at), f"{name}.{key}" if name else key)
         for key in self.required:
             if key not in value:
-                problems.append(Problem(*at, f"{self.what} `{name}` is missing the required key `{key}`"))
+                problems.append(Problem(*at, f"{where} is missing the required key `{key}`"))
         if not problems:
             problems += [Problem(*at, message) for rule in self.rules if (message := rule(value))]
         return problems
@@ -204,8 +207,8 @@ def _fits_shape(spec: Spec, value: Any) -> bool:
         return isinstance(value, dict)
     if isinstance(spec, ListOf):
         return isinstance(value, list)
-    if isinstance(spec, Choice):
-        return not isinstance(value, (dict, list))
+    if isinstance(spec, Choice):  # a status 502 is not a misspelt name: let the next option check it
+        return any(type(value) is type(choice) for choice in spec.choices)
     return not spec.check(value, (0, 0), "")
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from .api_errors import API_ERRORS, STREAM_ERROR_TYPES
 from .format_spec import Choice, Either, ListOf, MapOf, Obj, Scalar
+from .recorded import recorded_replies
 from .replies import CONNECTION_FAULTS, Cut, Drip, ErrorEvent, Insert, Reply, Stall
 from .yaml_positions import YamlError, load_located
 
@@ -30,11 +31,12 @@ EVENT_NUMBER = Scalar("integer", "an event number, counted from 1 (message_start
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded")
 END_REASONS = (*STOP_REASONS, "error", "interrupted", "internal_error", "context_window", "max_steps", "empty")
 MESSAGE_FIELDS = ("text", "tool_use", "thinking", "content", "stop_reason", "stop_sequence", "usage")
-KIND_FIELDS = ("error", "connection", "events")
+KIND_FIELDS = ("error", "connection", "events", "recorded")
 
 
 def _one_kind(reply: dict[str, Any]) -> str | None:
-    kinds = [k for k in KIND_FIELDS if k in reply] + (["a message"] if any(k in reply for k in MESSAGE_FIELDS) else [])
+    message_keys = [k for k in MESSAGE_FIELDS if k in reply]
+    kinds = [k for k in KIND_FIELDS if k in reply] + ([f"a message ({', '.join(message_keys)})"] if message_keys else [])
     if len(kinds) > 1:
         return f"a reply is one thing, but this one is {' and '.join(kinds)}"
     if not kinds:
@@ -85,6 +87,7 @@ REPLY = Obj(
         "stop_sequence": STRING,
         "usage": MapOf(INTEGER),
         "events": ListOf(MapOf(ANY), description="raw stream events: the escape hatch"),
+        "recorded": Scalar("integer", "interaction N (from 1) of the scenario's cassette, as recorded; faults overlay it"),
         "error": Either((Choice(tuple(API_ERRORS)), INTEGER), "an API error by name, or any HTTP status"),
         "message": Scalar("string", "the error's message, instead of the API's usual one"),
         "body": Scalar("string", "a raw error body (an HTML 502 page)"),
@@ -163,6 +166,7 @@ SCENARIO = Obj(
             what="expect",
         ),
         "probe": Scalar("boolean", "after the last turn, check that one more turn still works (default true)"),
+        "cassette": Scalar("string", "a vcrpy cassette, relative to the scenario, that `recorded: N` replies come from"),
     },
     required=("name", "about", "turns"),
     what="scenario",
@@ -219,13 +223,16 @@ def load_scenario(path: str | Path) -> Scenario:
     except YamlError as error:
         raise ScenarioError([str(error)]) from None
     problems = SCENARIO.check(document, (1, 1), "")
+    base: dict[int, Reply] = {}
+    if not problems:
+        base, problems = recorded_replies(path, document)
     if problems:
         raise ScenarioError([f"{path}:{p.line}:{p.col}: {p.message}" for p in problems])
     return Scenario(
         name=document["name"],
         about=document["about"],
         path=path,
-        turns=tuple(_turn(t, _pos(document["turns"], i)) for i, t in enumerate(document["turns"])),
+        turns=tuple(_turn(t, _pos(document["turns"], i), base) for i, t in enumerate(document["turns"])),
         settings=dict(document.get("settings", {})),
         workspace=dict(document.get("workspace", {})),
         expect=_plain(document.get("expect", {})),
@@ -247,28 +254,30 @@ def json_schema() -> dict[str, Any]:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Fault scenario", **SCENARIO.json_schema()}
 
 
-def _turn(data: dict[str, Any], line: int) -> Turn:
+def _turn(data: dict[str, Any], line: int, base: dict[int, Reply]) -> Turn:
     interrupt = data.get("interrupt")
+    replies = data.get("replies", [])
     return Turn(
         user=data["user"],
-        replies=tuple(reply_from(r, _pos(data.get("replies", []), i)) for i, r in enumerate(data.get("replies", []))),
+        replies=tuple(reply_from(r, _pos(replies, i), base.get(r.get("recorded"))) for i, r in enumerate(replies)),
         interrupt=Interrupt(interrupt.get("at_event"), interrupt.get("tool"), interrupt.get("close", False)) if interrupt else None,
         expect=_plain(data.get("expect", {})),
         line=line,
     )
 
 
-def reply_from(data: dict[str, Any], line: int | None = None) -> Reply:
-    """A checked reply mapping as a Reply."""
+def reply_from(data: dict[str, Any], line: int | None = None, recorded: Reply | None = None) -> Reply:
+    """A checked reply mapping as a Reply (``recorded``: the cassette reply it overlays)."""
     message = {k: _plain(data[k]) for k in MESSAGE_FIELDS if k in data}
+    base = recorded or Reply()
     return Reply(
         message=message or None,
-        events=_plain(data["events"]) if "events" in data else None,
-        error=data.get("error"),
+        events=_plain(data["events"]) if "events" in data else base.events,
+        error=data.get("error", base.error),
+        body=data.get("body", base.body),
         connection=data.get("connection"),
         message_text=data.get("message"),
-        body=data.get("body"),
-        headers={str(k).lower(): str(v) for k, v in data.get("headers", {}).items()},
+        headers=base.headers | {str(k).lower(): str(v) for k, v in data.get("headers", {}).items()},
         cut=_event_or(Cut, "after_event", data.get("cut")),
         error_event=_event_or(ErrorEvent, "after_event", data.get("error_event")),
         end_early=data.get("end_early"),

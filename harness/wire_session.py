@@ -27,6 +27,7 @@ class WireSession:
         self.responder = Responder(clock=self.clock)
         self.turn_index = 0
         self._marks: list[tuple[int, int]] = []
+        self._unused: dict[int, int] = {}  # turn index -> replies never requested
         self._start_turn()
 
     @classmethod
@@ -60,8 +61,9 @@ class WireSession:
             expected = self.scenario.turns[index].expect.get("requests")
             if expected is not None and expected != len(requests):
                 problems.append(f"{label}: expect.requests: expected {expected}, the client made {len(requests)}")
-        if self.responder.unused:
-            problems.append(f"turn {self.turn_index + 1}: {len(self.responder.unused)} reply(ies) never requested")
+        for index, unused in sorted(self._unused.items()):
+            if unused:
+                problems.append(f"turn {index + 1}: {unused} reply(ies) never requested")
         return problems
 
     def _start_turn(self) -> None:
@@ -70,6 +72,7 @@ class WireSession:
         self._marks.append((self.clock.mark(), 0))
 
     def _end_turn(self) -> None:
+        self._unused[self.turn_index] = len(self.responder.unused)
         first, last = self._marks[-1]
         if not last:
             self._marks[-1] = (first, self.clock.mark())

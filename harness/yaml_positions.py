@@ -45,8 +45,8 @@ def _construct_map(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if key in result:
-            line, col = position(key_node)
-            raise YamlError(f"{line}:{col}: the key {key!r} appears twice in this mapping")
+            (line, col), (first, _) = position(key_node), result.key_pos[key]
+            raise YamlError(f"{line}:{col}: the key {key!r} appears twice in this mapping (first on line {first})")
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_pos[key], result.value_pos[key] = position(key_node), position(value_node)
     return result
