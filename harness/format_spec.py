@@ -208,7 +208,7 @@ def _fits_shape(spec: Spec, value: Any) -> bool:
     if isinstance(spec, ListOf):
         return isinstance(value, list)
     if isinstance(spec, Choice):  # a status 502 is not a misspelt name: let the next option check it
-        return any(type(value) is type(choice) for choice in spec.choices)
+        return any(isinstance(value, type(choice)) for choice in spec.choices)
     return not spec.check(value, (0, 0), "")
 
 

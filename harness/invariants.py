@@ -1,7 +1,8 @@
 """What every scenario run must satisfy, whether or not its expect block says so:
 
 - every request is API-valid (the Responder records violations);
-- a retried request equals the request it retries;
+- a retried request equals the request it retries (a fallback model switch may change
+  ``model`` and drop thinking blocks);
 - nothing is sent after a non-retryable error in the same turn;
 - attempts of one request ≤ max_retries + 1;
 - sleeps honour retry-after, and computed backoff stays under the cap;
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from mini_agent.retry import RetryPolicy, parse_retry_after
 
 from .api_errors import api_error
+from .clock import EPOCH_ORIGIN
 from .responder import RecordedRequest
 
 if TYPE_CHECKING:
@@ -69,11 +71,12 @@ def _turn_invariants(outcome: Outcome, turn: TurnRecord) -> list[str]:
     where = turn.label
     if turn.raised:
         problems.append(f"{where}: run_turn raised {turn.raised}")
-    elif turn.end is None and not (turn.interrupted and not turn.events):
+    elif turn.end is None and not (turn.closed or turn.command):
         problems.append(f"{where}: the turn never sent a TurnEnd event")
     if turn.unused_replies:
-        made = len(turn.requests)
-        problems.append(f"{where} has {made + turn.unused_replies} replies but the agent made {made} request(s)")
+        made, served = len(turn.requests), sum(r.reply is not None for r in turn.requests)
+        rejected = f", {made - served} of them rejected as invalid" if made > served else ""
+        problems.append(f"{where} has {served + turn.unused_replies} replies but the agent made {made} request(s){rejected}")
     if turn.label == "the probe turn" and turn.end != "end_turn":
         problems.append(f"the next turn after the scenario does not work: it ended with {turn.end or turn.raised}")
     problems += wire_invariants(
@@ -99,7 +102,7 @@ def wire_invariants(
             break
         if failed(before):
             attempts += 1
-            if before.body != after.body:
+            if not same_request(before.body, after.body):
                 problems.append(
                     f"{where}: request {after.number} retries request {before.number} but its body differs:\n"
                     + body_diff(before.body, after.body)
@@ -109,13 +112,14 @@ def wire_invariants(
         if attempts > max_retries + 1:
             problems.append(f"{where}: request {after.number} is attempt {attempts}, over max_retries + 1 = {max_retries + 1}")
     cap = RetryPolicy().cap
-    for _, mark, seconds in sleeps:
+    for at, mark, seconds in sleeps:
         before_sleep = [r for r in requests if r.mark < mark]
         if not marks[0] <= mark <= marks[1] or not before_sleep:
             continue
         request = before_sleep[-1]
         plan = request.plan
-        asked = parse_retry_after(plan.headers, now=lambda: 0.0) if plan and not plan.connection else None
+        wall = EPOCH_ORIGIN + at  # an HTTP-date retry-after counts from when the sleep began
+        asked = parse_retry_after(plan.headers, now=lambda: wall) if plan and not plan.connection else None
         if asked is not None and seconds + TOLERANCE < asked:
             problems.append(f"{where}: slept {seconds:.3f}s after request {request.number}, which asked for retry-after {asked:g}s")
         if asked is None and seconds > cap + TOLERANCE:
@@ -123,13 +127,33 @@ def wire_invariants(
     return problems
 
 
+def same_request(original: object, retried: object) -> bool:
+    """A retry resends the same body; a switch to a fallback model may change ``model``
+    and drop the thinking blocks that the old model signed, nothing else."""
+    if original == retried:
+        return True
+    if not (isinstance(original, dict) and isinstance(retried, dict)) or original.get("model") == retried.get("model"):
+        return False
+    return _without_model_bound_parts(original) == _without_model_bound_parts(retried)
+
+
+def _without_model_bound_parts(body: dict) -> dict:
+    messages = [
+        dict(m, content=[b for b in m["content"] if not (isinstance(b, dict) and "thinking" in str(b.get("type")))])
+        if isinstance(m, dict) and isinstance(m.get("content"), list)
+        else m
+        for m in body.get("messages", [])
+    ]
+    return {**{k: v for k, v in body.items() if k != "model"}, "messages": messages}
+
+
 def body_diff(before: object, after: object, limit: int = 40) -> str:
     """A unified diff of two request bodies, as indented JSON."""
     lines = difflib.unified_diff(
         json.dumps(before, indent=1, sort_keys=True).splitlines(),
         json.dumps(after, indent=1, sort_keys=True).splitlines(),
-        "retried request",
         "original request",
+        "retried request",
         lineterm="",
     )
     shown = list(lines)[:limit]

@@ -19,6 +19,7 @@ from .wire import WirePlan, plan_reply
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})
 DEFAULT_MODEL = "claude-opus-5-5"
+INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
 
 
 @dataclass
@@ -68,6 +69,7 @@ class Responder:
         self._queue: list[Reply] = []
         self._label = label
         self._served_in_queue = 0
+        self.signature_models: dict[str, str] = {}
         self.queue(replies, label)
 
     def queue(self, replies: Iterable[Reply], label: str) -> None:
@@ -92,9 +94,11 @@ class Responder:
         request_id = f"req_harness_{number:06d}"
         if self.check_requests and path.endswith("/v1/messages") and isinstance(body, dict):
             record.violations = check_request(body, betas=record.betas if "anthropic-beta" in record.headers else None)
+            record.violations += self._foreign_signatures(body)
             if record.violations:
                 self.problems.extend(f"request {number}: {v}" for v in record.violations)
-                return _json_plan(400, error_body_with_id(record.violations, request_id), request_id)
+                record.plan = _json_plan(400, error_body_with_id(record.violations, request_id), request_id)
+                return record.plan
         if self._served_in_queue >= len(self._queue):
             message = (
                 f"the agent made request {self._served_in_queue + 1} but {self._label} "
@@ -107,14 +111,31 @@ class Responder:
         reply = self._queue[self._served_in_queue]
         self._served_in_queue += 1
         record.reply = reply
+        model = (body.get("model") if isinstance(body, dict) else None) or self.model
         record.plan = plan_reply(
-            reply,
-            streaming=record.streaming,
-            request_id=request_id,
-            message_id=f"msg_harness_{number:06d}",
-            model=(body.get("model") if isinstance(body, dict) else None) or self.model,
+            reply, streaming=record.streaming, request_id=request_id, message_id=f"msg_harness_{number:06d}", model=model
         )
+        self._remember_signatures(record.plan, model)
         return record.plan
+
+    def _remember_signatures(self, plan: WirePlan, model: str) -> None:
+        """Thinking signatures are bound to the model that wrote them."""
+        for event in plan.events:
+            delta = event.get("delta") if isinstance(event, dict) else None
+            if isinstance(delta, dict) and delta.get("type") == "signature_delta":
+                self.signature_models[delta["signature"]] = model
+
+    def _foreign_signatures(self, body: dict[str, Any]) -> list[Violation]:
+        """Thinking blocks signed by a model other than the one this request asks for."""
+        model = body.get("model")
+        found = []
+        for m, message in enumerate(body.get("messages") or []):
+            content = message.get("content") if isinstance(message, dict) else None
+            for b, block in enumerate(content if isinstance(content, list) else []):
+                signer = self.signature_models.get(block.get("signature", "")) if isinstance(block, dict) else None
+                if block.get("type") == "thinking" and signer and signer != model:
+                    found.append(Violation(f"messages.{m}.content.{b}", INVALID_SIGNATURE))
+        return found
 
 
 def error_body_with_id(violations: list[Violation], request_id: str) -> dict[str, Any]:

@@ -37,6 +37,8 @@ class TurnRecord:
     unused_replies: int = 0
     raised: str | None = None
     interrupted: bool = False
+    closed: bool = False  # the runner closed the turn's generator: no TurnEnd can follow
+    command: bool = False  # a REPL command (/status): answered without a turn
     first_mark: int = 0
     last_mark: int = 0
 
@@ -134,6 +136,7 @@ def _drive_turn(
     emit(f"> {turn.user}\n")
     command_output = slash_command(agent, turn.user) if isinstance(agent, Agent) else None
     if command_output is not None:
+        record.command = True
         emit(command_output)
     else:
         renderer = Renderer()
@@ -161,6 +164,7 @@ def _events(agent: Any, turn: Turn, record: TurnRecord) -> Iterator[Any]:
                 record.interrupted = True
                 if interrupt.close or not hasattr(turn_events, "throw"):
                     getattr(turn_events, "close", lambda: None)()
+                    record.closed = True
                     return
                 try:
                     yield turn_events.throw(KeyboardInterrupt)

@@ -147,6 +147,11 @@ SETTINGS = Obj(
         "max_steps": INTEGER,
         "fallbacks": BOOLEAN,
         "system": STRING,
+        "fallback_model": Scalar("string", "the model to switch to after `fallback_after` 529s in a row"),
+        "fallback_after": INTEGER,
+        "api_timeout": NUMBER,
+        "stop_failure_hook": Scalar("string", "a shell command run (JSON on stdin) when a turn ends on an API error"),
+        "hook_timeout": NUMBER,
     },
     what="settings",
 )

@@ -18,6 +18,7 @@ def format_timeline(outcome: Outcome) -> str:
         rows.append((turn.first_mark, start, f"{turn.label} > {turn.user}"))
         rows += [(r.mark, r.time, f"  → request {r.number}: {_request_summary(r)}") for r in turn.requests]
         rows += [(mark, at, f"    {line}") for at, mark, event in turn.events if (line := _event_line(event))]
+        rows += _interrupt_rows(outcome, turn)
         if turn.raised:
             rows.append((turn.last_mark, start, f"    ✗ run_turn raised {turn.raised}"))
     rows += [(mark, began, f"    ⏸ sleep {seconds:.3f}s") for began, mark, seconds in outcome.sleeps]
@@ -28,10 +29,25 @@ def format_timeline(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
+def _interrupt_rows(outcome: Outcome, turn: Any) -> list[tuple[float, float, str]]:
+    """The scenario's turn-level interrupt, right after the event that triggered it."""
+    specs = outcome.scenario.turns
+    spec = specs[turn.number - 1].interrupt if turn.interrupted and turn.number <= len(specs) else None
+    if spec is None:
+        return []
+    if spec.at_event is not None:
+        hits, where = turn.events[spec.at_event - 1 : spec.at_event], f"at event {spec.at_event} of the turn"
+    else:
+        hits = [e for e in turn.events if type(e[2]).__name__ == "ToolCall" and getattr(e[2], "name", None) == spec.tool]
+        where = f"when {spec.tool} was called"
+    what = "the harness closed the turn's generator" if spec.close else "Ctrl+C"
+    return [(mark + 0.5, at, f"    ⚡ {what} {where}") for at, mark, _ in hits[:1]]
+
+
 def _request_summary(request: Any) -> str:
     body = request.body if isinstance(request.body, dict) else {}
     messages = len(body.get("messages", []))
-    reply = request.reply.describe() if request.reply else "no reply left"
+    reply = request.reply.describe() if request.reply else ("rejected" if request.violations else "no reply left")
     status = "" if request.plan is None or request.plan.connection else f" [{request.plan.status}]"
     verdict = "; ".join(str(v) for v in request.violations)
     invalid = f" ✗ invalid: {verdict}" if verdict else ""

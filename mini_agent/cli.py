@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Callable, Iterable, Iterator, TextIO
 
+from .environment import SettingsError, settings_from_environment
 from .loop import Agent
 from .render import Renderer
 from .settings import Settings
@@ -75,9 +77,12 @@ def run_one_turn(agent: Agent, text: str, write: Callable[[str], object]) -> Non
 
 
 def format_status(status: dict[str, object]) -> str:
-    """``/status`` as aligned lines."""
-    width = max(len(k) for k in status)
-    return "".join(f"  {k.ljust(width)}  {_status_value(v)}\n" for k, v in status.items())
+    """``/status`` as aligned lines; settings one per line with where each came from."""
+    settings = status.pop("settings", {})
+    width = max(len(k) for k in [*status, *settings])
+    lines = [f"  {k.ljust(width)}  {_status_value(v)}\n" for k, v in status.items()]
+    lines += [f"  {k.ljust(width)}  {v}\n" for k, v in settings.items()]  # type: ignore[union-attr]
+    return "".join(lines)
 
 
 def _status_value(value: object) -> str:
@@ -102,10 +107,17 @@ def stdin_lines(stdin: TextIO, stdout: TextIO) -> Iterator[str]:
 def main(argv: list[str] | None = None) -> int:
     """``python -m mini_agent``: talk to the API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)."""
     parser = argparse.ArgumentParser(prog="mini_agent", description="A small coding agent that survives API errors.")
-    parser.add_argument("--model", default=Settings.model, help="model name (default: %(default)s)")
+    parser.add_argument("--model", help="model name (default: MINI_AGENT_MODEL or %s)" % Settings.model)
     parser.add_argument("--cwd", default=".", help="the tools' working directory")
     args = parser.parse_args(argv)
-    agent = Agent(settings=Settings(model=args.model), cwd=args.cwd)
+    try:
+        settings, sources = settings_from_environment()
+    except SettingsError as error:
+        print(f"mini_agent: {error}", file=sys.stderr)
+        return 2
+    if args.model:
+        settings, sources = replace(settings, model=args.model), sources | {"model": "--model"}
+    agent = Agent(settings=settings, cwd=args.cwd, settings_sources=sources)
     write = _writer(sys.stdout)
     write(f"mini_agent · {agent.settings.model} · {agent.cwd} · /help for commands\n")
     run_repl(agent, stdin_lines(sys.stdin, sys.stdout), write, echo=not sys.stdin.isatty())

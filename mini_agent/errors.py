@@ -3,7 +3,8 @@
     BaseException
      └── Exception
           ├── ModelError            a failed model request: kind, retryable, status, retry_after
-          └── IncompleteStreamError the stream ended cleanly before message_stop
+          ├── IncompleteStreamError the stream ended cleanly before message_stop
+          └── MalformedStreamError  the SDK could not assemble the stream's events
 
 ``to_model_error`` translates what the anthropic SDK (and httpx2 below it) raises,
 most specific first; anything it does not know is left for the loop's safety net.
@@ -12,6 +13,7 @@ most specific first; anything it does not know is left for the loop's safety net
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -55,6 +57,10 @@ class IncompleteStreamError(Exception):
     """The stream closed cleanly but never sent ``message_stop`` (no stop_reason)."""
 
 
+class MalformedStreamError(Exception):
+    """The SDK raised while assembling the events (a delta for a block not yet started)."""
+
+
 @dataclass
 class ModelError(Exception):
     """A model request that failed; ``retryable`` says whether sending it again may help."""
@@ -86,6 +92,8 @@ def to_model_error(exc: BaseException, *, now: Callable[[], float] = time.time) 
         return ModelError("stream_cut", True, message=f"connection lost mid-stream: {type(exc).__name__}: {exc}")
     if isinstance(exc, IncompleteStreamError):
         return ModelError("incomplete_stream", True, message=str(exc))
+    if isinstance(exc, MalformedStreamError):
+        return ModelError("malformed_stream", True, message=str(exc))
     if isinstance(exc, json.JSONDecodeError):
         return ModelError("bad_sse", True, message=f"stream data is not JSON: {exc}")
     if isinstance(exc, ValueError) and "tool parameter JSON" in str(exc):
@@ -96,7 +104,7 @@ def to_model_error(exc: BaseException, *, now: Callable[[], float] = time.time) 
 def _from_status_error(exc: anthropic.APIStatusError, now: Callable[[], float]) -> ModelError:
     status = exc.status_code
     error_type = getattr(exc, "type", None) or _body_error_type(exc.body)
-    message = _body_message(exc.body) or exc.message
+    message = _body_message(exc.body) or _page_title(exc.message)
     headers = exc.response.headers
     if status == 200:  # an `event: error` inside a 200 stream
         kind = ERROR_TYPE_KINDS.get(error_type or "", error_type or "stream_error")
@@ -125,6 +133,14 @@ def _body_message(body: object) -> str | None:
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return error["message"]
     return None
+
+
+def _page_title(text: str) -> str:
+    """A proxy's HTML error page as its title, not the whole page; other text as it is."""
+    if not text.lstrip().startswith("<"):
+        return text
+    title = re.search(r"<title>\s*(.*?)\s*</title>", text, re.IGNORECASE | re.DOTALL)
+    return title.group(1) if title else "an HTML error page"
 
 
 def _cause_text(exc: BaseException) -> str:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Generator, Iterator
 import anthropic
 
 from .errors import ModelError, to_model_error
+from .hooks import run_stop_failure_hook
 from .events import Event, MessageDone, Notice, TextDelta, ToolCall, ToolResult, TurnEnd
 from .model import AnthropicClient, Reply
 from .retry import RetryPolicy
@@ -34,6 +35,7 @@ STOP_NOTICES = {
     "model_context_window_exceeded": "The conversation no longer fits the model's context window; start a new session or shorten it.",
 }
 TURN_END_REASONS = {"model_context_window_exceeded": "context_window"}
+SHOWN_SETTINGS = ("max_retries", "api_timeout", "max_tool_output", "fallback_model", "fallbacks", "stop_failure_hook")
 
 
 class Agent:
@@ -51,16 +53,23 @@ class Agent:
         wall_clock: Callable[[], float] = time.time,
         rand: Callable[[], float] = random.random,
         session_id: str | None = None,
+        settings_sources: dict[str, str] | None = None,
     ) -> None:
         self.settings = settings
         self.cwd = Path(cwd).resolve()
         self.model = AnthropicClient(
-            client, model=settings.model, max_tokens=settings.max_tokens, system=settings.system, fallbacks=settings.fallbacks
+            client,
+            model=settings.model,
+            max_tokens=settings.max_tokens,
+            system=settings.system,
+            fallbacks=settings.fallbacks,
+            timeout=settings.api_timeout,
         )
         self.tools = ToolRegistry(default_tools() if tools is None else tools, cwd=self.cwd, max_output=settings.max_tool_output)
         self.retry = RetryPolicy(max_retries=settings.max_retries, budget=settings.retry_budget, random=rand)
         self.sleep, self.clock, self.wall_clock = sleep, clock, wall_clock
         self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.settings_sources = settings_sources or {}
         self.messages: list[dict[str, Any]] = []
         self.usage: dict[str, int] = {}
         self.context_tokens = 0
@@ -79,6 +88,9 @@ class Agent:
             yield from self._loop()
         except ModelError as error:
             yield Notice(f"API Error: {error}", "error")
+            problem = self._stop_failure_hook(error)
+            if problem:
+                yield Notice(problem, "warning")
             yield TurnEnd("error")
         except KeyboardInterrupt:
             yield Notice("Interrupted", "warning")
@@ -93,7 +105,7 @@ class Agent:
         for _ in range(self.settings.max_steps):
             reply = yield from self._call_model()
             if reply.message["content"]:
-                self.messages.append(reply.message)
+                self.messages.append(history_message(reply.message))
             yield MessageDone(reply.message, reply.stop_reason, reply.usage)
             tool_uses = [b for b in reply.message["content"] if b["type"] == "tool_use"]
             if reply.stop_reason == "tool_use" and tool_uses:
@@ -130,7 +142,7 @@ class Agent:
 
     def _call_model(self) -> Generator[Event, None, Reply]:
         started = self.clock()
-        attempt = 0
+        attempt = overloaded = 0
         while True:
             self.requests += 1
             shown_text = False
@@ -147,6 +159,10 @@ class Agent:
                 if error is None:
                     raise
             attempt += 1
+            overloaded = overloaded + 1 if error.kind == "overloaded" else 0
+            if overloaded >= self.settings.fallback_after and self._can_fall_back():
+                yield Notice(self._fall_back(overloaded), "warning")
+                overloaded = 0
             delay = self.retry.delay_for(attempt, error.retry_after)
             why_not = None if error.retryable else "not retryable"
             why_not = why_not or self.retry.gives_up(attempt, self.clock() - started, delay)
@@ -160,6 +176,35 @@ class Agent:
                 "warning",
             )
             self.sleep(delay)
+
+    def _can_fall_back(self) -> bool:
+        fallback = self.settings.fallback_model
+        return bool(fallback) and fallback != self.model.model
+
+    def _fall_back(self, overloaded: int) -> str:
+        """Switch to the fallback model for the rest of the session. Thinking blocks are
+        bound to the model that wrote them, so they leave the history."""
+        previous, self.model.model = self.model.model, str(self.settings.fallback_model)
+        dropped = drop_thinking(self.messages)
+        note = f"; {dropped} earlier thinking block(s) dropped" if dropped else ""
+        return (
+            f"{previous} is overloaded ({overloaded} × 529 in a row): switching to {self.model.model} "
+            f"for the rest of the session (prompt cache starts cold{note})"
+        )
+
+    def _stop_failure_hook(self, error: ModelError) -> str | None:
+        if not self.settings.stop_failure_hook:
+            return None
+        payload = {
+            "hook_event_name": "StopFailure",
+            "session_id": self.session_id,
+            "kind": error.kind,
+            "status": error.status,
+            "message": error.message,
+        }
+        return run_stop_failure_hook(
+            self.settings.stop_failure_hook, payload, cwd=self.cwd, timeout=self.settings.hook_timeout
+        )
 
     def _count_usage(self, usage: dict[str, int]) -> None:
         for key, value in usage.items():
@@ -192,10 +237,16 @@ class Agent:
         missing = [tool_result(i, INTERRUPTED_RESULT, True) for i in tool_ids if i not in answered]
         following["content"][len(answered):len(answered)] = missing
 
+    def _setting_value(self, name: str) -> object:
+        if name == "fallbacks":
+            return "on" if self.model.fallbacks else "off"
+        value = getattr(self.settings, name)
+        return "none" if value is None else value
+
     def status(self) -> dict[str, Any]:
         """What ``/status`` shows."""
         return {
-            "model": self.settings.model,
+            "model": self.model.model,
             "cwd": str(self.cwd),
             "session": self.session_id,
             "messages": len(self.messages),
@@ -203,7 +254,34 @@ class Agent:
             "usage": dict(self.usage),
             "requests": self.requests,
             "retries": self.retries,
+            "settings": {
+                name: f"{self._setting_value(name)} ({self.settings_sources.get(name, 'default')})"
+                for name in SHOWN_SETTINGS
+            },
         }
+
+
+def history_message(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` as the API accepts it back: a tool_use input that is not an object
+    (the model streamed ``[1, 2]``) becomes ``{}``; the tool still sees the original
+    and its error result tells the model what was wrong."""
+    content = [
+        dict(b, input={}) if b["type"] == "tool_use" and not isinstance(b.get("input"), dict) else b
+        for b in message["content"]
+    ]
+    return dict(message, content=content)
+
+
+def drop_thinking(messages: list[dict[str, Any]]) -> int:
+    """Remove thinking blocks from every assistant message; how many were removed."""
+    dropped = 0
+    for message in messages:
+        if message["role"] != "assistant" or not isinstance(message["content"], list):
+            continue
+        kept = [b for b in message["content"] if b.get("type") not in ("thinking", "redacted_thinking")]
+        dropped += len(message["content"]) - len(kept)
+        message["content"] = kept or [{"type": "text", "text": "(earlier reasoning omitted)"}]
+    return dropped
 
 
 def tool_result(tool_use_id: str, content: str, is_error: bool) -> dict[str, Any]:

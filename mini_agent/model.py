@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 import anthropic
+import httpx2
 
-from .errors import IncompleteStreamError
+from .errors import IncompleteStreamError, MalformedStreamError
 from .events import TextDelta
 
 FALLBACK_BETA = "server-side-fallback-2026-07-01"
@@ -42,12 +43,14 @@ class AnthropicClient:
         max_tokens: int,
         system: str | None = None,
         fallbacks: bool | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.client = client if client is not None else anthropic.Anthropic(max_retries=0)
         self.model = model
         self.max_tokens = max_tokens
         self.system = system
         self.fallbacks = fallbacks_enabled() if fallbacks is None else fallbacks
+        self.timeout = timeout
 
     def request_options(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """The keyword arguments of one ``beta.messages.stream`` call."""
@@ -59,19 +62,29 @@ class AnthropicClient:
         if self.fallbacks:
             options["betas"] = [FALLBACK_BETA]
             options["fallbacks"] = "default"
+        if self.timeout is not None:  # a bare float would stretch the SDK's 5 s connect timeout too
+            options["timeout"] = httpx2.Timeout(self.timeout, connect=anthropic.DEFAULT_TIMEOUT.connect)
         return options
 
     def stream(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Iterator[TextDelta | Reply]:
         """Yield text as it arrives, then the finished ``Reply``.
 
-        A stream that closes without ``message_stop`` raises IncompleteStreamError;
+        A stream that closes without ``message_stop`` raises IncompleteStreamError, one
+        whose events the SDK cannot put together MalformedStreamError;
         everything else (status errors, dropped connections, bad JSON) comes from
         the SDK and httpx2 unchanged.
         """
+        started = False
         with self.client.beta.messages.stream(**self.request_options(messages, tools)) as stream:
-            for event in stream:
-                if event.type == "content_block_delta" and event.delta.type == "text_delta":
-                    yield TextDelta(event.delta.text)
+            try:
+                for event in stream:
+                    started = started or event.type == "message_start"
+                    if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                        yield TextDelta(event.delta.text)
+            except IndexError as exc:  # the SDK looks blocks up by the events' index: out of order
+                raise MalformedStreamError(f"stream events out of order: {exc}") from exc
+            if not started:  # the SDK would fail an assert in get_final_message
+                raise IncompleteStreamError("the stream ended before message_start")
             final = stream.get_final_message()
         if final.stop_reason is None:
             raise IncompleteStreamError("the stream ended before message_stop")

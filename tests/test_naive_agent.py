@@ -1,0 +1,172 @@
+"""The harness catches the typical mistakes of DESIGN.md §3 in an agent it has never seen.
+
+``NaiveAgent`` is built on purpose the way many agents are: it streams with
+``client.messages.stream(...)``, writes the assistant message into its history while
+the stream is still arriving, retries only what "looks overloaded", lets raw httpx2
+errors escape, and on Ctrl+C ends the turn without answering the tool_use blocks it
+left dangling. Each library scenario below must fail for it, with a timeline that
+names the request, the fault and the broken invariant, and pass for mini_agent.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any, Iterator
+
+import anthropic
+import pytest
+
+from harness.clock import VirtualClock
+from harness.runner import Outcome, run_scenario
+from harness.scenario import load_scenario
+from harness.timeline import format_timeline
+from mini_agent.events import MessageDone, Notice, TextDelta, ToolCall, ToolResult, TurnEnd
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+TOOLS = [
+    {
+        "name": "Read",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]},
+    },
+    {
+        "name": "Bash",
+        "description": "Run a command.",
+        "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+    },
+]
+
+
+class NaiveAgent:
+    """An agent with the usual mistakes (see the module doc). Do not copy it."""
+
+    def __init__(self, client: anthropic.Anthropic, clock: VirtualClock, workspace: Path) -> None:
+        self.client = client
+        self.clock = clock
+        self.cwd = workspace
+        self.messages: list[dict[str, Any]] = []
+
+    def run_turn(self, text: str) -> Iterator[Any]:
+        self.messages.append({"role": "user", "content": text})
+        attempts = 0
+        while True:
+            try:
+                stop_reason = yield from self._stream()
+            except anthropic.APIStatusError as error:  # httpx2 errors are not APIStatusError: they escape
+                attempts += 1
+                if "overloaded" in str(error).lower() and attempts <= 3:
+                    yield Notice(f"Overloaded, retrying: {error}", "warning")
+                    self.clock.sleep(1.0)
+                    continue  # mistake: the half-written assistant message is still in the history
+                yield Notice(f"Error: {error}", "error")
+                yield TurnEnd("error")
+                return
+            if stop_reason != "tool_use":
+                yield TurnEnd(stop_reason or "end_turn")
+                return
+            try:
+                yield from self._run_tools()
+            except KeyboardInterrupt:  # mistake: the tool_use blocks not yet answered stay dangling
+                yield Notice("Interrupted", "warning")
+                yield TurnEnd("interrupted")
+                return
+
+    def _stream(self) -> Iterator[Any]:
+        with self.client.messages.stream(
+            model="claude-opus-5-5", max_tokens=1024, messages=list(self.messages), tools=TOOLS
+        ) as stream:
+            for event in stream:
+                if event.type == "message_start":
+                    self.messages.append({"role": "assistant", "content": []})  # mistake: written as it streams
+                elif event.type == "content_block_start":
+                    block = event.content_block
+                    if block.type == "text":
+                        self.messages[-1]["content"].append({"type": "text", "text": ""})
+                    elif block.type == "tool_use":
+                        self.messages[-1]["content"].append(
+                            {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+                        )
+                elif event.type == "content_block_delta" and event.delta.type == "text_delta":
+                    self.messages[-1]["content"][-1]["text"] += event.delta.text
+                    yield TextDelta(event.delta.text)
+                elif event.type == "content_block_stop" and event.content_block.type == "tool_use":
+                    self.messages[-1]["content"][-1]["input"] = event.content_block.input
+            final = stream.get_final_message()
+        yield MessageDone(self.messages[-1], final.stop_reason, {})
+        return final.stop_reason
+
+    def _run_tools(self) -> Iterator[Any]:
+        results: list[dict[str, Any]] = []
+        self.messages.append({"role": "user", "content": results})
+        for block in [b for b in self.messages[-2]["content"] if b["type"] == "tool_use"]:
+            yield ToolCall(block["id"], block["name"], block["input"])
+            output = self._run_tool(block["name"], block["input"])
+            results.append({"type": "tool_result", "tool_use_id": block["id"], "content": output})
+            yield ToolResult(block["id"], block["name"], output, False)
+
+    def _run_tool(self, name: str, args: dict[str, Any]) -> str:
+        if name == "Read":
+            return (self.cwd / args["file_path"]).read_text()
+        done = subprocess.run(args["command"], shell=True, cwd=self.cwd, capture_output=True, text=True)
+        return done.stdout + done.stderr
+
+
+def naive_factory(client: anthropic.Anthropic, clock: VirtualClock, workspace: Path) -> NaiveAgent:
+    return NaiveAgent(client, clock, workspace)
+
+
+# (scenario, what the timeline must say: the request, the fault, the broken invariant)
+CASES = {
+    "stream/error_event_overloaded.yaml": [
+        "→ request 1: POST /v1/messages (1 messages) ← text · event: error overloaded_error after event",
+        "→ request 2: POST /v1/messages (2 messages)",
+        "✗ turn 1: request 2 retries request 1 but its body differs:",
+        '+     "text": "Hello! How can I help",',
+    ],
+    "stream/cut_after_event.yaml": [
+        "→ request 1: POST /v1/messages (1 messages) ← text · cut after event",
+        "(FIN) [200]",
+        "✗ run_turn raised RemoteProtocolError: peer closed connection without sending complete message body",
+        "✗ turn 1: run_turn raised RemoteProtocolError",
+        "✗ turn 1 has 2 replies but the agent made 1 request(s)",
+    ],
+    "interrupts/ctrl_c_during_tool.yaml": [
+        "⚙ tool Bash called",
+        "⚡ Ctrl+C when Bash was called",
+        "→ request 2: POST /v1/messages (4 messages) ← rejected [400] ✗ invalid: messages.2: "
+        "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_harness_000001_2.",
+        "✗ request 2: messages.2: `tool_use` ids were found without `tool_result` blocks immediately after",
+        "✗ the next turn after the scenario does not work: it ended with error",
+    ],
+}
+
+
+def run(name: str, factory: Any = None) -> Outcome:
+    return run_scenario(load_scenario(SCENARIOS / name), factory=factory)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_naive_agent_fails_with_a_readable_timeline(name: str) -> None:
+    outcome = run(name, naive_factory)
+    timeline = format_timeline(outcome)
+    assert not outcome.passed, timeline
+    assert timeline.startswith(f"scenario {outcome.scenario.name} ("), timeline
+    for wanted in CASES[name]:
+        assert wanted in timeline, f"{wanted!r} is not in the timeline:\n{timeline}"
+    assert all(f"  ✗ {problem}" in timeline for problem in outcome.problems)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_mini_agent_passes_the_same_scenarios(name: str) -> None:
+    outcome = run(name)
+    assert outcome.passed, format_timeline(outcome)
+
+
+def test_the_naive_retry_resends_the_half_written_message() -> None:
+    """The body diff shows why: the retried request carries the partial answer as an
+    assistant message, which the model would take as its own prefill."""
+    outcome = run("stream/error_event_overloaded.yaml", naive_factory)
+    first, second = (r.body["messages"] for r in outcome.requests[:2])
+    assert first == [{"role": "user", "content": "Hello"}]
+    assert second[1] == {"role": "assistant", "content": [{"type": "text", "text": "Hello! How can I help"}]}

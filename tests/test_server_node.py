@@ -1,0 +1,152 @@
+"""The fault server against a client nobody here wrote: the official TypeScript SDK on Node.
+
+The SDK is installed once with npm into ``.cache/node-sdk/<version>`` (which ignores
+itself in git); the tests skip, saying why, when node or npm is missing or the install
+fails. The Node SDK retries with real sleeps: every retry here is kept short.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from harness.replies import Cut, Reply
+from harness.responder import Responder
+from harness.server import FaultServer
+
+NODE_SDK_VERSION = "1.16.0"  # `npm view @anthropic-ai/sdk version`
+CACHE = Path(__file__).resolve().parents[1] / ".cache" / "node-sdk"
+ANSWER = Reply(message={"text": "Hello from the fault server."})
+
+DRIVER = """\
+// A worker: one job a line on stdin, {"baseURL": …, "maxRetries": N, "mode": "stream" | "create"};
+// one JSON line out for each: {"ok": true, "text": …} or {"ok": false, "name", "message", "status"}.
+import Anthropic from "@anthropic-ai/sdk";
+import { createInterface } from "node:readline";
+const params = { model: "claude-opus-5-5", max_tokens: 64, messages: [{ role: "user", content: "Say hello" }] };
+for await (const line of createInterface({ input: process.stdin })) {
+  const { baseURL, maxRetries, mode } = JSON.parse(line);
+  const client = new Anthropic({ baseURL, apiKey: "test", maxRetries, timeout: 10000 });
+  try {
+    const message = mode === "stream"
+      ? await client.messages.stream(params).finalMessage()
+      : await client.messages.create(params);
+    console.log(JSON.stringify({ ok: true, text: message.content.map((b) => b.text ?? "").join("") }));
+  } catch (err) {
+    const { name } = err.constructor;
+    console.log(JSON.stringify({ ok: false, name, message: String(err.message), status: err.status ?? null }));
+  }
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def node_sdk() -> Path:
+    """A folder holding @anthropic-ai/sdk and ``drive.mjs``."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        pytest.skip("node and npm must be on PATH to test against the TypeScript SDK")
+    home = CACHE / NODE_SDK_VERSION
+    if not (home / "node_modules" / "@anthropic-ai" / "sdk" / "package.json").exists():
+        _install(npm, home)
+    script = home / f"drive.{os.getpid()}.tmp"
+    script.write_text(DRIVER)
+    os.replace(script, home / "drive.mjs")  # atomic: pytest-xdist workers may race here
+    return home
+
+
+def _install(npm: str, home: Path) -> None:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    (CACHE / ".gitignore").write_text("*\n")
+    staging = Path(tempfile.mkdtemp(prefix="install-", dir=CACHE))
+    package = f"@anthropic-ai/sdk@{NODE_SDK_VERSION}"
+    try:
+        result = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", str(staging), package],
+            capture_output=True, text=True, timeout=300,
+        )
+    except subprocess.TimeoutExpired:
+        shutil.rmtree(staging, ignore_errors=True)
+        pytest.skip(f"npm install {package} took over 300 s")
+    if result.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        lines = [line for line in result.stderr.splitlines() if line.strip() and "complete log" not in line]
+        why = next((line for line in lines if "error code" not in line), "no output")
+        pytest.skip(f"npm install {package} failed: {why}")
+    staging.chmod(0o755)
+    try:
+        staging.rename(home)
+    except OSError:  # another worker installed it first
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def node_worker(node_sdk):
+    """One Node process for the module (loading the SDK takes ~0.3 s): jobs in, results out."""
+    process = subprocess.Popen(
+        ["node", str(node_sdk / "drive.mjs")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, bufsize=1,
+    )
+    yield process
+    process.stdin.close()
+    try:
+        process.wait(timeout=10)
+    finally:
+        process.kill()
+
+
+@pytest.fixture
+def node(node_worker):
+    """``node(replies, max_retries=…, mode=…)`` → (the driver's JSON result, the server's log entries)."""
+    with ExitStack() as stack:
+
+        def run(replies, *, max_retries: int, mode: str = "stream"):
+            server = stack.enter_context(FaultServer(Responder(replies), time_scale=0))
+            job = {"baseURL": server.url, "maxRetries": max_retries, "mode": mode}
+            node_worker.stdin.write(json.dumps(job) + "\n")
+            readable, _, _ = select.select([node_worker.stdout], [], [], 30)
+            line = node_worker.stdout.readline() if readable else ""
+            if not line:
+                node_worker.kill()
+                pytest.fail(f"the node worker did not answer {job}: {node_worker.stderr.read()}")
+            return json.loads(line), server.entries
+
+        yield run
+
+
+@pytest.mark.parametrize("mode", ["stream", "create"])
+def test_node_sdk_retries_overloaded_then_gets_the_answer(node, mode):
+    # real-time: the SDK sleeps retry-after-ms (50 ms) before its retry
+    overloaded = Reply(error="overloaded", headers={"retry-after-ms": "50"})
+    result, entries = node([overloaded, ANSWER], max_retries=2, mode=mode)
+    assert result == {"ok": True, "text": "Hello from the fault server."}
+    assert [e.status for e in entries] == [529, 200]
+    assert entries[1].elapsed - entries[0].elapsed >= 0.04
+
+
+@pytest.mark.parametrize("how", ["fin", "rst"])
+def test_node_sdk_reports_a_mid_stream_cut_as_terminated_without_retry(node, how):
+    result, entries = node([Reply(message=ANSWER.message, cut=Cut(after_event=3, how=how)), ANSWER], max_retries=2)
+    assert (result["ok"], result["name"], result["message"]) == (False, "AnthropicError", "terminated")
+    assert len(entries) == 1
+
+
+def test_node_sdk_does_not_retry_a_401(node):
+    result, entries = node([Reply(error="authentication"), ANSWER], max_retries=2)
+    assert (result["ok"], result["name"], result["status"]) == (False, "AuthenticationError", 401)
+    assert "invalid x-api-key" in result["message"]
+    assert len(entries) == 1
+
+
+@pytest.mark.parametrize("fault", ["refused", "empty", "garbage"])
+def test_node_sdk_sees_a_connection_fault_as_api_connection_error(node, fault):
+    result, entries = node([Reply(connection=fault)], max_retries=0)
+    assert (result["ok"], result["name"], result["message"]) == (False, "APIConnectionError", "Connection error.")
