@@ -26,7 +26,12 @@ AgentFactory = Callable[[anthropic.Anthropic, VirtualClock, Path], AgentUnderTes
 
 
 def mini_agent_factory(
-    settings: Settings = Settings(), *, seed: int = 0, tools: list[Tool] | None = None, agent_class: type[Agent] = Agent
+    settings: Settings = Settings(),
+    *,
+    seed: int = 0,
+    tools: list[Tool] | None = None,
+    agent_class: type[Agent] = Agent,
+    settings_sources: dict[str, str] | None = None,
 ) -> AgentFactory:
     """The built-in adapter: mini_agent on the virtual clock, with seeded jitter
     (``tools`` and ``agent_class`` let a test swap in its own tools or subclass)."""
@@ -42,6 +47,7 @@ def mini_agent_factory(
             rand=random.Random(seed).random,
             tools=tools,
             session_id="harness",
+            settings_sources=settings_sources,
         )
 
     return build

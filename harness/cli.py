@@ -6,6 +6,7 @@ check saved conversations.
     harness play SCENARIO                             the mini_agent REPL under a scenario, live
     harness schema [-o FILE]                          the JSON Schema of the scenario format
     harness check-history FILE                        check a saved conversation against the API's rules
+    harness record / replay / scan                    cassettes: see harness.cassette_cli
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .cassette_cli import add_commands as add_cassette_commands
 from .golden import UPDATE_VARIABLE
 from .history_file import HistoryFileError, check_history_file
 from .library import scenario_files
@@ -59,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")
     history.set_defaults(command=cmd_check_history)
+    add_cassette_commands(commands)
     return parser
 
 
@@ -103,7 +106,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     outcome = run_scenario(load_scenario(args.scenario), write=_live(sys.stdout.write))
-    print(f"\n{len(outcome.requests)} requests, {sum(s for _, _, s in outcome.sleeps):.1f}s of virtual sleep")
+    print(f"\n{len(outcome.requests)} requests, {outcome.virtual_seconds:.1f}s of virtual time")
     for problem in outcome.problems:
         print(f"✗ {problem}")
     return 1 if outcome.problems else 0
@@ -132,7 +135,7 @@ def _result(path: Path, outcome: Outcome | None, problems: list[str], elapsed: f
         "name": outcome.scenario.name if outcome else path.stem,
         "passed": not problems,
         "requests": len(outcome.requests) if outcome else 0,
-        "virtual_seconds": round(sum(s for _, _, s in outcome.sleeps), 3) if outcome else 0,
+        "virtual_seconds": round(outcome.virtual_seconds, 3) if outcome else 0,
         "wall_ms": round(elapsed * 1000, 1),
         "problems": problems,
     }

@@ -1,5 +1,6 @@
 """pytest plugin: scenario YAML files are collected as tests, and the ``fault_api``
-fixture binds a test's own Anthropic client to a scenario.
+fixture binds a test's own Anthropic client to a scenario; the ``cassette`` marker and
+``cassette_client`` fixture replay vcrpy cassettes (``cassette_fixtures``).
 
 Hooks and fixtures only; the work is in ``runner``, ``wire_session`` and ``timeline``.
 """
@@ -11,6 +12,17 @@ from typing import Any, Iterator
 
 import pytest
 
+from . import cassette_fixtures
+from .cassette_fixtures import (  # noqa: F401 -- fixtures, registered by being here
+    async_cassette_client,
+    cassette,
+    cassette_client,
+    cassette_config,
+    cassette_dir,
+    cassette_name,
+    cassette_record_mode,
+)
+
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
@@ -20,10 +32,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--update-golden", action="store_true", default=False, help="write scenario golden transcripts anew"
     )
     parser.addini("harness_scenario_dirs", "folder names whose YAML files are scenarios", type="args", default=["scenarios"])
+    cassette_fixtures.add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario(path): bind the fault_api fixture to a scenario file")
+    cassette_fixtures.configure(config)
     if config.getoption("--update-golden"):
         import os
 

@@ -112,9 +112,16 @@ class Responder:
         self._served_in_queue += 1
         record.reply = reply
         model = (body.get("model") if isinstance(body, dict) else None) or self.model
-        record.plan = plan_reply(
-            reply, streaming=record.streaming, request_id=request_id, message_id=f"msg_harness_{number:06d}", model=model
-        )
+        try:
+            record.plan = plan_reply(
+                reply, streaming=record.streaming, request_id=request_id, message_id=f"msg_harness_{number:06d}", model=model
+            )
+        except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream
+            where = f"the reply on line {reply.line}" if reply.line else f"reply {self._served_in_queue} of {self._label}"
+            self.problems.append(f"{where} cannot be served: {type(error).__name__}: {error}")
+            record.plan = _json_plan(500, error_body("api_error", "harness: unservable reply", request_id), request_id)
+            record.plan.headers["x-should-retry"] = "false"
+            return record.plan
         self._remember_signatures(record.plan, model)
         return record.plan
 

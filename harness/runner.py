@@ -65,6 +65,7 @@ class Outcome:
     files: dict[str, str | None]
     transcript: str
     max_retries: int
+    virtual_seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -103,7 +104,9 @@ def run_scenario(
         for name, content in scenario.workspace.items():
             (workspace / name).parent.mkdir(parents=True, exist_ok=True)
             (workspace / name).write_text(content, encoding="utf-8")
-        agent = (factory or mini_agent_factory(settings))(sync_client(transport), clock, workspace)
+        sources = {name: "scenario" for name in scenario.settings}
+        build = factory or mini_agent_factory(settings, settings_sources=sources)
+        agent = build(sync_client(transport), clock, workspace)
         turns = list(scenario.turns)
         if scenario.probe:
             turns.append(Turn(PROBE_LINE, (PROBE_REPLY,), expect={"end": "end_turn"}))
@@ -122,6 +125,7 @@ def run_scenario(
         files,
         text,
         settings.max_retries,
+        clock.now(),
     )
     outcome.problems = list(responder.problems) + check_invariants(outcome) + check_expectations(outcome)
     return outcome

@@ -297,24 +297,25 @@ class FaultServer:
         with self._lock:  # a Responder serves one request at a time
             entry.session = self._session_key(request) if self._factory else None
             responder = self._responder(entry.session)
+            known = len(responder.problems)
             try:
                 plan = responder.respond(request.method, request.path, request.headers, request.body)
-            except Exception as exc:  # a reply the planner cannot carry out: say so, do not hang up
+            except Exception as exc:  # a harness bug or a reply it cannot serve: say so, do not hang up
                 message = f"harness: {type(exc).__name__}: {exc}"
                 plan = _json_plan(500, error_body("api_error", message, _request_id(entry)), _request_id(entry))
                 plan.headers["x-should-retry"] = "false"
                 responder.problems.append(message)
             record = responder.requests[-1]
-            problem = responder.problems[-1] if responder.problems else "no reply"
+            problems = responder.problems[known:]  # no reply left, a reply that cannot be served
         entry.streaming = record.streaming
         entry.violations = [str(v) for v in record.violations]
         entry.status = None if plan.connection else plan.status
         if record.violations:
             entry.answer = "rejected by the oracle"
-        elif record.reply is not None and plan is record.plan:
-            entry.answer = record.reply.describe()
+        elif problems:
+            entry.answer = "; ".join(problems)
         else:
-            entry.answer = problem
+            entry.answer = record.reply.describe() if record.reply else "no reply"
         entry.fault = plan.connection or (plan.ending if plan.ending != "complete" else None)
         return plan, entry
 
@@ -368,8 +369,8 @@ class FaultServer:
 
     def _carry_out(self, conn: _Conn, plan: WirePlan, *, keep_alive: bool, chunked: bool) -> bool:
         """Send ``plan``: status, headers, chunks at their delays, then its ending; whether
-        the connection stays open. The headers never announce a cut: a client such as
-        undici (Node's fetch) takes EOF as the end of a ``connection: close`` body."""
+        the connection stays open. ``keep_alive`` is what the client asked for, never the
+        plan's ending: the headers must not announce a cut (see the module docstring)."""
         headers = {k: v for k, v in plan.headers.items() if k.lower() not in _HOP_HEADERS}
         headers["date"] = email.utils.formatdate(usegmt=True)
         if chunked:

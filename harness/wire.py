@@ -84,6 +84,7 @@ def stream_events(reply: Reply, *, message_id: str, model: str) -> list[dict[str
         events = list(reply.events)
     else:
         events = sse.message_events(reply.message or {}, message_id=message_id, model=model)
+    _check_event_numbers(reply, len(events))
     if reply.pings:
         events = _with_pings(events, reply.pings)
     for insert in sorted(reply.insert, key=lambda i: -i.after_event):
@@ -101,6 +102,22 @@ def stream_events(reply: Reply, *, message_id: str, model: str) -> list[dict[str
     if reply.bad_data is not None:
         events = events[: reply.bad_data] + [BAD_DATA] + events[reply.bad_data :]
     return events
+
+
+def _check_event_numbers(reply: Reply, count: int) -> None:
+    """Every fault that names an event names one the stream has (ValueError if not)."""
+    named = {
+        "duplicate": reply.duplicate,
+        "swap": None if reply.swap is None else reply.swap + 1,
+        "error_event": reply.error_event and reply.error_event.after_event,
+        "end_early": reply.end_early,
+        "bad_data": reply.bad_data,
+        "stall": reply.stall and reply.stall.after_event,
+        "interrupt": reply.interrupt,
+    }
+    for name, number in named.items():
+        if number is not None and not 0 <= number <= count:
+            raise ValueError(f"`{name}` names event {number}, but the stream has {count} events")
 
 
 def _error_plan(reply: Reply, headers: dict[str, str]) -> WirePlan:

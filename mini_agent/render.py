@@ -9,6 +9,7 @@ from .events import Event, MessageDone, Notice, TextDelta, ToolCall, ToolResult,
 
 NOTICE_MARKS = {"info": "·", "warning": "⚠", "error": "✗"}
 RESULT_PREVIEW_LINES = 4
+ERROR_OPEN, ERROR_CLOSE = "<tool_use_error>", "</tool_use_error>"
 
 
 class Renderer:
@@ -54,7 +55,8 @@ def format_args(args: Any) -> str:
 
 def format_result(event: ToolResult) -> str:
     """The first lines of a tool result, indented under its call."""
-    lines = event.content.splitlines() or [""]
+    text = event.content.removeprefix(ERROR_OPEN).removesuffix(ERROR_CLOSE) if event.is_error else event.content
+    lines = text.splitlines() or [""]
     shown = lines[:RESULT_PREVIEW_LINES]
     if len(lines) > RESULT_PREVIEW_LINES:
         shown.append(f"… +{len(lines) - RESULT_PREVIEW_LINES} lines")

@@ -137,7 +137,7 @@ def test_play_prints_the_transcript_and_a_summary(scenarios, capsys):
     assert "> Say hello\n" in out
     assert "Hello from the fake API." in out
     assert "> Are you still there?" in out  # the probe turn
-    assert out.rstrip().endswith("3 requests, 1.0s of virtual sleep")
+    assert out.rstrip().endswith("3 requests, 1.0s of virtual time")
 
 
 def test_play_lists_the_problems_of_a_failing_scenario(scenarios, capsys):

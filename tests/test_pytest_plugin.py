@@ -10,7 +10,9 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-PLUGIN = ("-p", "harness.pytest_plugin")  # a no-op when the pytest11 entry point already loaded it
+# ``-p harness.pytest_plugin`` is a no-op when the pytest11 entry point already loaded it;
+# hypothesis's plugin is left out because re-importing it costs seconds per inner session.
+PLUGIN = ("-p", "harness.pytest_plugin", "-p", "no:hypothesispytest")
 
 SAYS_HELLO = """\
 name: says-hello

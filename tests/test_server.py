@@ -172,10 +172,8 @@ def test_connection_fault_before_headers_is_api_connection_error(serve, fault, c
 def test_silent_connection_times_out_as_api_timeout_error(serve, fault):
     # real-time: the server keeps silent 0.5 s, the client gives up after 0.2 s
     server, client = serve([Reply(connection=fault)], timeout=0.2, time_scale=0.5 / 600)
-    started = time.monotonic()
-    with pytest.raises(anthropic.APITimeoutError):
+    with pytest.raises(anthropic.APITimeoutError):  # had the server closed first: APIConnectionError
         read_stream(client, [])
-    assert time.monotonic() - started < 0.45
 
 
 def test_stall_mid_stream_with_a_short_client_timeout_raises_raw_read_timeout(serve):
@@ -183,10 +181,8 @@ def test_stall_mid_stream_with_a_short_client_timeout_raises_raw_read_timeout(se
     stall = Reply(message=ANSWER.message, stall=Stall(after_event=2, seconds=0.5))
     server, client = serve([stall], time_scale=1.0, timeout=0.2)
     seen: list[str] = []
-    started = time.monotonic()
-    with pytest.raises(httpx2.ReadTimeout):
+    with pytest.raises(httpx2.ReadTimeout):  # had the server closed first: RemoteProtocolError
         read_stream(client, seen)
-    assert time.monotonic() - started < 0.45
     assert seen == ["message_start", "content_block_start"]
 
 
@@ -233,12 +229,12 @@ def test_request_beyond_the_queue_is_a_500_that_says_so(serve):
     assert "the agent made request 1" in server.entries[0].answer
 
 
-def test_reply_the_planner_cannot_carry_out_is_a_500_naming_the_problem(serve):
+def test_reply_that_cannot_be_served_is_a_500_and_the_log_says_why(serve):
     server, client = serve([Reply(message={"text": "plain ASCII"}, cut=Cut(in_char=1))])
-    with pytest.raises(anthropic.InternalServerError, match="no multi-byte UTF-8 character") as caught:
+    with pytest.raises(anthropic.InternalServerError) as caught:
         read_stream(client, [])
     assert caught.value.response.headers["x-should-retry"] == "false"
-    assert server.entries[0].answer.startswith("harness: ValueError: cut.in_char")
+    assert "ValueError: cut.in_char: no multi-byte UTF-8 character" in server.entries[0].answer
 
 
 # -- the other endpoints, keep-alive, HTTP details -------------------------------------

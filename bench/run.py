@@ -1,0 +1,423 @@
+"""``python -m bench``: every benchmark in one run, side by side, printed and written to
+``bench/results/latest.json``.
+
+    a  the SDK's floor: the typical streamed tool_use reply through a bare MockTransport
+    b  the same reply through ScenarioTransport, the API-validity oracle on
+    c  vcrpy replaying it from a one-interaction cassette; sessions of 100 and 400
+       interactions replayed by vcrpy and by the harness's CassetteTransport
+    d  one whole scenario (run_scenario on scenarios/http/overloaded_then_success.yaml)
+    e  the whole scenario library, in process, one file after another
+    f  hypothesis examples per second for the main history property
+    and: the oracle's cost per message at 10, 100 and 1,000 messages; a scenario with
+    ten retries at the 30 s cap (300 s of virtual time).
+
+Options: ``--quick`` (fewer rounds, for a smoke run), ``--skip-vcr-400`` (vcrpy's
+400-interaction replay takes tens of seconds), ``--output FILE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import hypothesis
+import vcr
+
+from harness.api_rules import check_history
+from harness.cassette_replay import CassetteTransport
+from harness.cassette_vcr import make_vcr
+from harness.library import scenario_files
+from harness.replies import Reply
+from harness.runner import run_scenario
+from harness.scenario import Scenario, ScenarioError, Turn, load_scenario
+
+from . import workload
+from .timing import Samples, interleaved, ratio, repeat
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
+ONE_SCENARIO = ROOT / "scenarios" / "http" / "overloaded_then_success.yaml"
+TARGETS = {
+    "b_over_a": 1.05,
+    "session_400_over_a": 1.2,
+    "oracle_per_message_growth": 1.5,  # cost per message at 1,000 over cost at 10
+    "ten_retries_wall_ms": 50.0,
+    "library_wall_s": 3.0,
+    "property_examples_per_s": 100.0,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds: a smoke run, not a measurement")
+    parser.add_argument("--skip-vcr-400", action="store_true", help="leave out vcrpy's 400-interaction replay")
+    parser.add_argument("--output", type=Path, default=RESULTS, help=f"the JSON file (default {RESULTS})")
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)
+    scale = 0.25 if args.quick else 1.0
+    results: dict[str, Any] = {"machine": _machine(), "quick": args.quick}
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="harness-bench-") as tmp:
+        results["per_request"] = per_request(Path(tmp), scale)
+        results["sessions"] = sessions(Path(tmp), scale, vcr_400=not args.skip_vcr_400)
+    results["oracle"] = oracle_linearity(scale)
+    results["ten_retries"] = ten_retries(scale)
+    results["one_scenario"] = one_scenario(scale)
+    results["library"] = library(scale)
+    results["property"] = property_speed(scale)
+    results["targets"] = verdicts(results)
+    results["bench_seconds"] = round(time.perf_counter() - started, 1)
+    report(results)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwritten: {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
+    return 0
+
+
+# -- a, b, c: one request ------------------------------------------------------------
+
+
+def per_request(tmp: Path, scale: float) -> dict[str, Any]:
+    """a, b and c side by side, interleaved; microseconds per request."""
+    body = workload.reply_body(1)
+    floor = workload.floor_client(itertools.repeat(body))
+    harness = _endless_harness_client()
+    one = tmp / "one.yaml"
+    workload.record_cassette(one, 1)
+    offline = workload.offline_client()
+
+    def vcr_enter_and_replay() -> None:  # what one test does: load the cassette, one request
+        with vcr.use_cassette(str(one), record_mode="none"):
+            workload.call(offline)
+
+    contenders = {
+        "a_sdk_floor": lambda: workload.call(floor),
+        "b_harness_oracle": harness,
+        "c_vcr_1": lambda: workload.call(offline),
+        "c_vcr_1_with_load": vcr_enter_and_replay,
+    }
+    around = {"c_vcr_1": lambda: vcr.use_cassette(str(one), record_mode="none", allow_playback_repeats=True)}
+    samples = interleaved(contenders, rounds=_n(15, scale), batch=_n(20, scale), around=around)
+    a = samples["a_sdk_floor"]
+    return {
+        "reply_bytes": len(body),
+        "request_bytes": len(json.dumps(workload.REQUEST)),
+        "us": {name: s.summary() for name, s in samples.items()},
+        "ratios": {name + "/a": ratio(s, a) for name, s in samples.items() if s is not a},
+    }
+
+
+def _endless_harness_client() -> Any:
+    """b as a callable: ScenarioTransport with the oracle on; its record of requests is
+    cleared every 50 requests so that a long run does not grow the heap."""
+    reply = Reply(message=workload.REPLY_SPEC)
+    client = workload.harness_client([])
+    responder = client._client._transport.responder  # type: ignore[attr-defined]
+    refill = [reply] * 50
+
+    def one() -> None:
+        if not responder.unused:
+            responder.requests.clear()
+            responder.queue(refill, "bench")
+        workload.call(client)
+
+    return one
+
+
+def sessions(tmp: Path, scale: float, *, vcr_400: bool) -> dict[str, Any]:
+    """Whole sessions of 100 and 400 interactions (cassette load included), per request."""
+    out: dict[str, Any] = {}
+    for count in (100, 400):
+        path = tmp / f"session_{count}.yaml"
+        requests = [workload.session_request(n) for n in range(1, count + 1)]
+        workload.record_session(path, requests)
+        bodies = [workload.reply_body(n) for n in range(1, count + 1)]
+
+        def floor_pass() -> None:
+            client = workload.floor_client(iter(bodies))
+            for request in requests:
+                workload.call(client, request)
+
+        def harness_pass(match_on: str) -> None:
+            client = workload.transport_client(CassetteTransport(path, match_on=match_on))
+            for request in requests:
+                workload.call(client, request)
+
+        def vcr_pass(recorder: Any) -> None:
+            client = workload.offline_client()
+            with recorder.use_cassette(str(path)):
+                for request in requests:
+                    workload.call(client, request)
+
+        contenders = {
+            "floor": floor_pass,
+            "harness_body": lambda: harness_pass("body"),
+            "harness_order": lambda: harness_pass("order"),
+        }
+        slow = {
+            "vcr_default": lambda: vcr_pass(vcr.VCR(record_mode="none")),
+            "vcr_body": lambda: vcr_pass(make_vcr(record_mode="none", match_on="body")),
+        }
+        rounds = _n(5 if count == 100 else 3, scale)
+        samples = interleaved(contenders, rounds=rounds, batch=1, warmup=False)
+        if count == 100 or vcr_400:
+            slow_samples = interleaved(slow, rounds=1 if count == 400 else max(1, rounds // 2), batch=1, warmup=False)
+            samples |= slow_samples
+        per_request = {name: _per_request(s, count) for name, s in samples.items()}
+        out[str(count)] = {
+            "cassette_bytes": path.stat().st_size,
+            "us_per_request": {name: s.summary() for name, s in per_request.items()},
+            "ratios_to_session_floor": {
+                name: ratio(s, per_request["floor"]) for name, s in per_request.items() if name != "floor"
+            },
+        }
+    return out
+
+
+def _per_request(samples: Samples, count: int) -> Samples:
+    return Samples([c / count for c in samples.cpu], [w / count for w in samples.wall])
+
+
+# -- the oracle ----------------------------------------------------------------------
+
+
+def oracle_linearity(scale: float) -> dict[str, Any]:
+    """check_history on 10, 100 and 1,000 messages of a tool-using conversation."""
+    out: dict[str, Any] = {}
+    for size in (10, 100, 1000):
+        history = workload.history(size)
+        assert len(history) == size and not check_history(history), "the bench history must be valid"
+        samples = interleaved({"check": lambda: check_history(history)}, rounds=_n(9, scale), batch=max(1, 2000 // size))
+        summary = samples["check"].summary()
+        out[str(size)] = {
+            "us_per_call": summary["cpu_median_us"],
+            "us_per_message": round(summary["cpu_median_us"] / size, 3),
+        }
+    out["growth_1000_over_10"] = round(out["1000"]["us_per_message"] / out["10"]["us_per_message"], 3)
+    return out
+
+
+# -- scenarios -----------------------------------------------------------------------
+
+
+def ten_retries_scenario() -> Scenario:
+    """Ten 529s, each with ``retry-after: 30`` (the cap), then the answer: 300 s virtual."""
+    overloaded = Reply(error="overloaded", headers={"retry-after": "30"})
+    turn = Turn(
+        "Summarize the README",
+        replies=(overloaded,) * 10 + (Reply(message={"text": "It is a demo."}),),
+        expect={"requests": 11, "sleeps": [30.0] * 10, "end": "end_turn"},
+    )
+    return Scenario(
+        name="ten-retries-at-the-cap",
+        about="Ten retries of 30 s each: 300 s of virtual time in a few milliseconds.",
+        path=ROOT / "bench" / "ten_retries.yaml",
+        turns=(turn,),
+        settings={"max_retries": 10, "retry_budget": 400},
+        workspace={"README.md": "# Demo\n"},
+    )
+
+
+def ten_retries(scale: float) -> dict[str, Any]:
+    scenario = ten_retries_scenario()
+    outcome = run_scenario(scenario)
+    samples = repeat(lambda: run_scenario(scenario), times=_n(20, scale))
+    return {
+        "passed": outcome.passed,
+        "problems": outcome.problems,
+        "requests": len(outcome.requests),
+        "virtual_seconds": sum(s for _, _, s in outcome.sleeps),
+        "ms": _ms(samples),
+    }
+
+
+def one_scenario(scale: float) -> dict[str, Any]:
+    scenario = load_scenario(ONE_SCENARIO)
+    outcome = run_scenario(scenario)
+    run = repeat(lambda: run_scenario(scenario), times=_n(20, scale))
+    load_and_run = repeat(lambda: run_scenario(load_scenario(ONE_SCENARIO)), times=_n(20, scale))
+    return {
+        "file": str(ONE_SCENARIO.relative_to(ROOT)),
+        "passed": outcome.passed,
+        "requests": len(outcome.requests),
+        "run_ms": _ms(run),
+        "load_and_run_ms": _ms(load_and_run),
+    }
+
+
+def library(scale: float) -> dict[str, Any]:
+    """Every file under scenarios/, loaded and run in this process, one after another."""
+    files = scenario_files([ROOT / "scenarios"])
+    outcomes: dict[str, Any] = {}
+
+    def run_all() -> None:
+        for path in files:
+            try:
+                outcomes[str(path.relative_to(ROOT))] = run_scenario(load_scenario(path)).passed
+            except ScenarioError:
+                outcomes[str(path.relative_to(ROOT))] = "invalid"
+
+    samples = repeat(run_all, times=_n(3, scale))
+    slowest = []
+    for path in files:  # one more pass, timed per file, to name the slow ones
+        per_file = repeat(lambda: _run_file(path), times=1)
+        slowest.append((round(per_file.wall[0] * 1000, 1), round(per_file.cpu[0] * 1000, 1), str(path.relative_to(ROOT))))
+    slowest.sort(reverse=True)
+    return {
+        "files": len(files),
+        "passed": sum(v is True for v in outcomes.values()),
+        "not_passed": sorted(k for k, v in outcomes.items() if v is not True),
+        "s": {k: round(v / 1000, 3) for k, v in _ms(samples).items()},
+        "slowest_ms_wall_cpu": slowest[:5],
+    }
+
+
+def _run_file(path: Path) -> None:
+    try:
+        run_scenario(load_scenario(path))
+    except ScenarioError:
+        pass
+
+
+def property_speed(scale: float) -> dict[str, Any]:
+    """harness.strategies.scenarios() examples run through run_scenario: the property
+    that every run passes its invariants (every request API-valid, the history valid)."""
+    from hypothesis import HealthCheck, given, settings
+
+    from harness import strategies
+
+    count = _n(200, scale)
+    failures: list[str] = []
+
+    @settings(
+        max_examples=count,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+        phases=[hypothesis.Phase.generate],
+    )
+    @given(strategies.scenarios())
+    def history_stays_valid(scenario: Scenario) -> None:
+        outcome = run_scenario(scenario)
+        if outcome.problems:
+            failures.append(outcome.problems[0])
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    history_stays_valid()
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {
+        "strategy": "harness.strategies.scenarios()",
+        "examples": count,
+        "examples_per_s_wall": round(count / wall, 1),
+        "examples_per_s_cpu": round(count / cpu, 1),
+        "examples_with_problems": len(failures),
+        "first_problem": failures[0] if failures else None,
+    }
+
+
+# -- report --------------------------------------------------------------------------
+
+
+def verdicts(results: dict[str, Any]) -> dict[str, Any]:
+    """Each target with the measured figure (CPU time where the machine is shared)."""
+    pr = results["per_request"]["ratios"]
+    s400 = results["sessions"]["400"]
+    a_cpu = results["per_request"]["us"]["a_sdk_floor"]["cpu_median_us"]
+    harness_400 = s400["us_per_request"]["harness_body"]["cpu_median_us"]
+    measured = {
+        "b_over_a": pr["b_harness_oracle/a"]["cpu_median"],
+        "session_400_over_a": round(harness_400 / a_cpu, 3),
+        "oracle_per_message_growth": results["oracle"]["growth_1000_over_10"],
+        "ten_retries_wall_ms": results["ten_retries"]["ms"]["wall_median"],
+        "library_wall_s": results["library"]["s"]["wall_min"],
+        "property_examples_per_s": results["property"]["examples_per_s_wall"],
+    }
+    at_least = {"property_examples_per_s"}
+    return {
+        name: {
+            "target": ("≥ " if name in at_least else "≤ ") + str(TARGETS[name]),
+            "measured": value,
+            "met": value >= TARGETS[name] if name in at_least else value <= TARGETS[name],
+        }
+        for name, value in measured.items()
+    }
+
+
+def report(results: dict[str, Any]) -> None:
+    m = results["machine"]
+    print(f"bench: Python {m['python']}, anthropic {m['anthropic']}, {m['cpus']} CPUs, load {m['load']}")
+    print("times are per request; cpu = this process's CPU time (median of rounds), wall in brackets\n")
+    pr = results["per_request"]
+    print(f"one request  (reply {pr['reply_bytes']} B of SSE, request {pr['request_bytes']} B of JSON)")
+    for name, s in pr["us"].items():
+        r = pr["ratios"].get(name + "/a")
+        tail = f"   {r['cpu_median']:.3f}× a" if r else ""
+        print(f"  {name:22s} {s['cpu_median_us']:8.0f} µs  [{s['wall_median_us']:8.0f} µs wall]{tail}")
+    print(f"  b/a = {pr['ratios']['b_harness_oracle/a']['cpu_median']:.3f}   c/a = {pr['ratios']['c_vcr_1/a']['cpu_median']:.3f}")
+    a_cpu = pr["us"]["a_sdk_floor"]["cpu_median_us"]
+    for count, s in results["sessions"].items():
+        print(f"\nsession of {count} interactions (cassette {s['cassette_bytes'] / 1e6:.1f} MB, load included)")
+        for name, t in s["us_per_request"].items():
+            r = s["ratios_to_session_floor"].get(name)
+            tail = f"   {t['cpu_median_us'] / a_cpu:.2f}× a" + (f"   {r['cpu_median']:.2f}× session floor" if r else "")
+            print(f"  {name:22s} {t['cpu_median_us']:8.0f} µs  [{t['wall_median_us']:8.0f} µs wall]{tail}")
+    o = results["oracle"]
+    print("\noracle (check_history): " + ", ".join(
+        f"{n} messages {o[n]['us_per_call']:.0f} µs = {o[n]['us_per_message']:.2f} µs/message" for n in ("10", "100", "1000")
+    ) + f"; growth per message 1,000 vs 10: {o['growth_1000_over_10']:.2f}×")
+    t = results["ten_retries"]
+    print(f"\nten retries at the cap: {t['requests']} requests, {t['virtual_seconds']:.0f} s virtual, "
+          f"{t['ms']['wall_median']:.1f} ms wall (min {t['ms']['wall_min']:.1f}), {t['ms']['cpu_median']:.1f} ms CPU, "
+          f"{'passed' if t['passed'] else 'FAILED: ' + '; '.join(t['problems'])}")
+    d = results["one_scenario"]
+    print(f"one scenario ({d['file']}, {d['requests']} requests): run {d['run_ms']['wall_median']:.1f} ms wall "
+          f"({d['run_ms']['cpu_median']:.1f} ms CPU); load+run {d['load_and_run_ms']['wall_median']:.1f} ms wall")
+    lib = results["library"]
+    print(f"library: {lib['files']} files, {lib['passed']} passed, {lib['s']['wall_min']:.2f} s wall (min of runs), "
+          f"{lib['s']['cpu_min']:.2f} s CPU; slowest: "
+          + ", ".join(f"{name} {wall:.0f} ms" for wall, _, name in lib["slowest_ms_wall_cpu"][:3]))
+    if lib["not_passed"]:
+        print(f"  not passing: {', '.join(lib['not_passed'])}")
+    p = results["property"]
+    print(f"property ({p['strategy']}, {p['examples']} examples): {p['examples_per_s_wall']:.0f} examples/s wall, "
+          f"{p['examples_per_s_cpu']:.0f}/s CPU; {p['examples_with_problems']} with problems")
+    print("\ntargets")
+    for name, v in results["targets"].items():
+        print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}")
+    print(f"\n(bench took {results['bench_seconds']:.0f} s)")
+
+
+def _machine() -> dict[str, Any]:
+    return {
+        "python": platform.python_version(),
+        "anthropic": anthropic.__version__,
+        "cpus": os.cpu_count(),
+        "load": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def _ms(samples: Samples) -> dict[str, float]:
+    return {
+        "wall_median": round(statistics.median(samples.wall) * 1000, 2),
+        "wall_min": round(min(samples.wall) * 1000, 2),
+        "cpu_median": round(statistics.median(samples.cpu) * 1000, 2),
+    }
+
+
+def _n(count: int, scale: float) -> int:
+    return max(1, round(count * scale))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

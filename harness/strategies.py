@@ -1,0 +1,982 @@
+"""Hypothesis strategies for fault-testing an agent: tool arguments, faults, replies,
+interruption points and whole scenarios.
+
+Every public name is a function that returns a strategy; options are keyword-only.
+
+Tool arguments (a JSON-Schema subset: type, required, enum, properties,
+additionalProperties, items)
+    json_values()                 any JSON value
+    input_schemas()               schemas in that subset
+    tool_inputs(schema)           valid arguments
+    invalid_tool_inputs(schema)   a valid argument object with one mutation the validator
+                                  must reject (a missing or renamed key, a wrong type …)
+    any_tool_inputs(schema)       anything at all, valid or not
+    workspace_paths()             relative paths that stay inside the working directory
+    echo_commands()               the only Bash commands a generated scenario runs
+    tool_calls()                  tool_use specs a model might send
+The API's side
+    replies()                     a model's complete answer (text, thinking, tool calls, a stop reason)
+    faults(message=…)             one failed attempt: an HTTP error, a broken connection or stream …
+    fault_schedules()             a turn's replies: faults before each answer, the outcome predicted
+    interruption_points()         where the user presses Ctrl+C or closes the turn
+    scenarios()                   whole ``Scenario`` objects: 1-2 small turns
+
+Generated tool calls are harmless by construction: valid arguments take their
+``file_path`` from ``workspace_paths()`` and their ``command`` from ``echo_commands()``
+(``SAFE_OVERRIDES``), and a near miss is certain to be rejected before the tool runs.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import functools
+import json
+import shlex
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+import jiter
+from hypothesis import event
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+from hypothesis.strategies import SearchStrategy
+
+from mini_agent.settings import Settings
+from mini_agent.tools import Tool, default_tools
+
+from .api_errors import API_ERRORS, STREAM_ERROR_TYPES, api_error
+from .clock import EPOCH_ORIGIN
+from .invariants import RETRYABLE_STREAM_ERRORS
+from .replies import CONNECTION_FAULTS, Cut, Drip, ErrorEvent, Insert, Reply, Stall
+from .scenario import Interrupt, Scenario, Turn
+from .sse import encode_events
+from .wire import stream_events
+
+JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+MUTATIONS = (
+    "missing_required",
+    "renamed_key",
+    "wrong_type",
+    "odd_string",
+    "null",
+    "non_object",
+    "extra_property",
+    "enum_miss",
+    "wrong_item",
+)
+FAULT_KINDS = ("http", "connection", "cut", "error_event", "end_early", "bad_data", "bad_tool_json", "stall")
+GIVE_UP_RETRY_AFTER = "10000000"  # seconds: over any budget a generated scenario sets
+BIG_BUDGET = 1_000_000.0
+_NO_LIMIT = 10**9
+
+# -- JSON values and schemas ------------------------------------------------------------
+
+_FINITE = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@functools.cache
+def json_values(*, max_leaves: int = 8) -> SearchStrategy[Any]:
+    """Any JSON value: null, booleans, numbers, strings, and lists and objects of them."""
+    scalars = st.none() | st.booleans() | st.integers() | _FINITE | st.text(max_size=20)
+    return st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+        max_leaves=max_leaves,
+    )
+
+
+@st.composite
+def input_schemas(draw: st.DrawFn, *, depth: int = 2) -> dict[str, Any]:
+    """Schemas in the subset mini_agent's validator reads, always with a ``type``."""
+    kinds = draw(st.sampled_from(JSON_TYPES) | st.lists(st.sampled_from(JSON_TYPES), min_size=1, max_size=3, unique=True))
+    schema: dict[str, Any] = {"type": kinds}
+    names = [kinds] if isinstance(kinds, str) else kinds
+    if "object" in names and depth > 0 and draw(st.booleans()):
+        properties = draw(st.dictionaries(st.text(min_size=1, max_size=8), input_schemas(depth=depth - 1), max_size=3))
+        schema["properties"] = properties
+        if properties:
+            schema["required"] = draw(st.lists(st.sampled_from(sorted(properties)), unique=True))
+        extra = draw(st.sampled_from(["absent", False, True, "schema"]))
+        if extra == "schema":
+            schema["additionalProperties"] = draw(input_schemas(depth=0))
+        elif extra != "absent":
+            schema["additionalProperties"] = extra
+    if "array" in names and depth > 0 and draw(st.booleans()):
+        schema["items"] = draw(input_schemas(depth=depth - 1))
+    if draw(st.integers(0, 4)) == 0:
+        schema["enum"] = draw(st.lists(tool_inputs(schema), min_size=1, max_size=3))
+    return schema
+
+
+# -- valid tool arguments ----------------------------------------------------------------
+
+
+def tool_inputs(schema: Mapping[str, Any], *, overrides: Mapping[str, SearchStrategy[Any]] | None = None) -> SearchStrategy[Any]:
+    """Arguments that ``schema`` accepts. ``overrides`` draws the value of a property by
+    name, at any depth (``{"command": echo_commands()}``); the caller keeps it valid."""
+    return _valid(schema, dict(overrides or {}))
+
+
+def _valid(schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> SearchStrategy[Any]:
+    if "enum" in schema:
+        typed = {k: v for k, v in schema.items() if k != "enum"}
+        options = [o for o in schema["enum"] if _accepts(typed, o)]
+        if not options:
+            raise InvalidArgument(f"no value of {dict(schema)!r} is valid: its enum does not fit its type")
+        return st.sampled_from(options)
+    return st.one_of([_of_type(name, schema, overrides) for name in _type_names(schema)])
+
+
+def _type_names(schema: Mapping[str, Any]) -> list[str]:
+    kinds = schema.get("type")
+    if kinds is None:
+        return list(JSON_TYPES)
+    return [kinds] if isinstance(kinds, str) else list(kinds)
+
+
+def _of_type(name: str, schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> SearchStrategy[Any]:
+    if name == "null":
+        return st.none()
+    if name == "boolean":
+        return st.booleans()
+    if name == "integer":  # 3.0 is an integer too
+        return st.integers() | st.integers(-(2**53), 2**53).map(float)
+    if name == "number":
+        return st.integers() | _FINITE
+    if name == "string":
+        return st.text()
+    if name == "array":
+        items = _valid(schema["items"], overrides) if "items" in schema else json_values(max_leaves=4)
+        return st.lists(items, max_size=4)
+    if name == "object":
+        return _objects(schema, overrides)
+    raise InvalidArgument(f"unknown type {name!r}; the subset knows {', '.join(JSON_TYPES)}")
+
+
+@st.composite
+def _objects(draw: st.DrawFn, schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> dict[str, Any]:
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    extra = schema.get("additionalProperties", True)
+    value: dict[str, Any] = {}
+    for key, sub in properties.items():
+        if key in required or draw(st.booleans()):
+            value[key] = draw(overrides[key] if key in overrides else _valid(sub, overrides))
+    for key in sorted(required - properties.keys()):
+        if extra is False:
+            raise InvalidArgument(f"{key!r} is required but not a property, and additionalProperties is false")
+        value[key] = draw(_valid(extra, overrides) if isinstance(extra, dict) else json_values(max_leaves=4))
+    if extra is not False and draw(st.integers(0, 3)) == 0:
+        keys = st.text(max_size=10).filter(lambda k: k not in properties)
+        values = _valid(extra, overrides) if isinstance(extra, dict) else json_values(max_leaves=4)
+        value.update(draw(st.dictionaries(keys, values, max_size=2)))
+    return value
+
+
+# -- near misses -----------------------------------------------------------------------
+
+
+@st.composite
+def invalid_tool_inputs(
+    draw: st.DrawFn,
+    schema: Mapping[str, Any],
+    *,
+    overrides: Mapping[str, SearchStrategy[Any]] | None = None,
+    mutations: Sequence[str] = MUTATIONS,
+) -> Any:
+    """A valid argument object with one mutation that ``schema`` certainly rejects, at the
+    top or nested: a missing required key, a renamed key, a wrong type, an odd or huge
+    string where a string does not belong, null, a non-object, an extra property, an
+    enum miss, a wrong item type. ``hypothesis.event`` names the mutation."""
+    unknown = set(mutations) - set(MUTATIONS)
+    if unknown:
+        raise InvalidArgument(f"unknown mutation(s) {sorted(unknown)}; valid: {', '.join(MUTATIONS)}")
+    value = draw(tool_inputs(schema, overrides=overrides))
+    choices = [
+        (kind, path, sub)
+        for path, sub, part in _sites(schema, value, ())
+        for kind in mutations
+        if _MUTATORS[kind][0](sub, part, path)
+    ]
+    if not choices:
+        raise InvalidArgument(f"no mutation in {list(mutations)} can break {dict(schema)!r}")
+    kind, path, sub = draw(st.sampled_from(choices))
+    event(f"near miss: {kind}")
+    return _replaced(value, path, draw(_MUTATORS[kind][1](sub, _at(value, path))))
+
+
+def _sites(schema: Mapping[str, Any], value: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Mapping[str, Any], Any]]:
+    """Every place in ``value`` the validator checks against a schema, as the validator walks."""
+    found = [(path, schema, value)]
+    if isinstance(value, dict):
+        properties, extra = schema.get("properties", {}), schema.get("additionalProperties", True)
+        for key, item in value.items():
+            sub = properties[key] if key in properties else extra if isinstance(extra, dict) else None
+            if sub is not None:
+                found += _sites(sub, item, (*path, key))
+    if isinstance(value, list) and "items" in schema:
+        for index, item in enumerate(value):
+            found += _sites(schema["items"], item, (*path, index))
+    return found
+
+
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: _replaced(value[head], rest, new)}
+    return [_replaced(item, rest, new) if i == head else item for i, item in enumerate(value)]
+
+
+def _accepts(schema: Mapping[str, Any], value: Any) -> bool:
+    from mini_agent.tools.validate import validate
+
+    return not validate(dict(schema), value)
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON sees it, all the way down: ``true`` is not ``1``, ``1`` is ``1.0``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+_ODD_TEXT = st.sampled_from(
+    [
+        "",
+        "12",
+        "１２",  # fullwidth digits
+        "1e3",
+        "true",
+        "null",
+        "{}",
+        "[]",
+        "\x00",
+        "\u202eevil\u202c",  # right-to-left override
+        "a\u200bb",  # zero-width space
+        "e\u0301",  # combining accent
+        "\U0001f600",
+        "\ufeff",
+        "line\u2028break",
+        "\x85",
+    ]
+)
+
+
+@functools.cache
+def odd_strings() -> SearchStrategy[str]:
+    """Strings that look like other types, odd unicode, and huge strings."""
+    huge = st.builds(lambda ch, n: ch * n, st.sampled_from(["x", "é", "\U0001f600", " "]), st.integers(1_000, 100_000))
+    return _ODD_TEXT | st.text(min_size=1, max_size=30) | huge
+
+
+def _values_not_of(names: Sequence[str], *, strings: bool) -> SearchStrategy[Any] | None:
+    """Values whose JSON type is none of ``names`` (strings only if ``strings``), or None."""
+    return _values_not_of_cached(frozenset(names), strings)
+
+
+@functools.cache
+def _values_not_of_cached(allowed: frozenset[str], strings: bool) -> SearchStrategy[Any] | None:
+    options: list[SearchStrategy[Any]] = []
+    if "null" not in allowed:
+        options.append(st.none())
+    if "boolean" not in allowed:
+        options.append(st.booleans())
+    if not allowed & {"integer", "number"}:
+        options += [st.integers(), _FINITE]
+    elif "number" not in allowed:
+        options.append(_FINITE.filter(lambda f: not f.is_integer()))
+    if "array" not in allowed:
+        options.append(st.lists(json_values(max_leaves=3), max_size=3))
+    if "object" not in allowed:
+        options.append(st.dictionaries(st.text(max_size=5), json_values(max_leaves=3), max_size=3))
+    if strings:
+        options = [odd_strings()] if "string" not in allowed else []
+    return st.one_of(options) if options else None
+
+
+def _new_key(taken: Callable[[str], bool], near: Sequence[str] = ()) -> SearchStrategy[str]:
+    variants = []
+    for key in near:
+        camel = key.split("_")[0] + "".join(part.title() for part in key.split("_")[1:])
+        variants += [camel, key.replace("_", "-"), key.upper(), f"{key}s", key[:-1], f" {key}", f"{key}\u200b",
+                     key.replace("a", "\u0430"), "path" if "path" in key else f"{key}_"]
+    return (st.sampled_from(variants) | st.text(min_size=1, max_size=10) if variants else st.text(min_size=1, max_size=10)).filter(
+        lambda k: bool(k) and not taken(k)
+    )
+
+
+def _typed(sub: Mapping[str, Any]) -> list[str] | None:
+    return _type_names(sub) if "type" in sub else None
+
+
+def _renamable(sub: Mapping[str, Any], part: Any) -> list[str]:
+    if not isinstance(part, dict):
+        return []
+    required = set(sub.get("required", []))
+    return [k for k in part if isinstance(k, str) and (sub.get("additionalProperties", True) is False or k in required)]
+
+
+def _renamed(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
+    properties = sub.get("properties", {})
+
+    @st.composite
+    def rename(draw: st.DrawFn) -> dict[str, Any]:
+        old = draw(st.sampled_from(_renamable(sub, part)))
+        new = draw(_new_key(lambda k: k in properties or k in part, [old]))
+        return {(new if k == old else k): v for k, v in part.items()}
+
+    return rename()
+
+
+def _extra(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
+    properties, extra = sub.get("properties", {}), sub.get("additionalProperties", True)
+    keys = _new_key(lambda k: k in properties or k in part, list(properties))
+    values = json_values(max_leaves=3) if extra is False else _values_not_of(_type_names(extra), strings=False) or odd_strings()
+    return st.builds(lambda k, v: {**part, k: v}, keys, values)
+
+
+def _extra_applies(sub: Mapping[str, Any], part: Any) -> bool:
+    extra = sub.get("additionalProperties", True)
+    if not isinstance(part, dict):
+        return False
+    if extra is False:
+        return True
+    return isinstance(extra, dict) and "enum" not in extra and _typed(extra) is not None and (
+        _values_not_of(_type_names(extra), strings=False) is not None or "string" not in _type_names(extra)
+    )
+
+
+def _enum_miss(sub: Mapping[str, Any], part: Any) -> SearchStrategy[Any]:
+    options = sub["enum"]
+    near = [f"{o} " for o in options if isinstance(o, str)] + [o.upper() for o in options if isinstance(o, str)]
+    near += [not o for o in options if isinstance(o, bool)] + [o + 1 for o in options if isinstance(o, int) and not isinstance(o, bool)]
+    candidates = (st.sampled_from(near) if near else st.nothing()) | json_values(max_leaves=3)
+    return candidates.filter(lambda v: not any(_json_equal(v, o) for o in options))
+
+
+def _wrong_item(sub: Mapping[str, Any], part: list[Any]) -> SearchStrategy[list[Any]]:
+    items = sub["items"]
+    bad = _enum_miss(items, None) if "enum" in items else _values_not_of(_type_names(items), strings=False) or odd_strings()
+    return st.builds(lambda at, v: [*part[:at], v, *part[at:]], st.integers(0, len(part)), bad)
+
+
+def _item_breakable(items: Mapping[str, Any]) -> bool:
+    if "enum" in items:
+        return True
+    kinds = _typed(items)
+    return kinds is not None and (_values_not_of(kinds, strings=False) is not None or "string" not in kinds)
+
+
+_MUTATORS: dict[str, tuple[Callable[[Mapping[str, Any], Any, tuple[Any, ...]], bool], Callable[[Mapping[str, Any], Any], SearchStrategy[Any]]]] = {
+    "missing_required": (
+        lambda sub, part, path: isinstance(part, dict) and any(k in part for k in sub.get("required", [])),
+        lambda sub, part: st.sampled_from([k for k in sub["required"] if k in part]).map(
+            lambda gone: {k: v for k, v in part.items() if k != gone}
+        ),
+    ),
+    "renamed_key": (lambda sub, part, path: bool(_renamable(sub, part)), _renamed),
+    "wrong_type": (
+        lambda sub, part, path: (kinds := _typed(sub)) is not None and _values_not_of(kinds, strings=False) is not None,
+        lambda sub, part: _values_not_of(_type_names(sub), strings=False),  # type: ignore[return-value]
+    ),
+    "odd_string": (
+        lambda sub, part, path: (kinds := _typed(sub)) is not None and "string" not in kinds,
+        lambda sub, part: odd_strings(),
+    ),
+    "null": (lambda sub, part, path: (kinds := _typed(sub)) is not None and "null" not in kinds, lambda sub, part: st.none()),
+    "non_object": (
+        lambda sub, part, path: _typed(sub) == ["object"],
+        lambda sub, part: st.lists(json_values(max_leaves=3), max_size=3) | st.integers() | st.booleans() | odd_strings(),
+    ),
+    "extra_property": (lambda sub, part, path: _extra_applies(sub, part), _extra),
+    "enum_miss": (lambda sub, part, path: "enum" in sub, _enum_miss),
+    "wrong_item": (
+        lambda sub, part, path: isinstance(part, list) and "items" in sub and _item_breakable(sub["items"]),
+        _wrong_item,
+    ),
+}
+
+
+@st.composite
+def any_tool_inputs(
+    draw: st.DrawFn, schema: Mapping[str, Any], *, overrides: Mapping[str, SearchStrategy[Any]] | None = None
+) -> Any:
+    """Anything: valid, a near miss, any JSON value, or an object using the schema's keys.
+    A string under an ``overrides`` key is redrawn from it, so that nothing valid is dangerous."""
+    overrides = dict(overrides or {})
+    keys = st.sampled_from(sorted(schema.get("properties", {}))) | st.text(max_size=8) if schema.get("properties") else st.text(max_size=8)
+    value = draw(
+        tool_inputs(schema, overrides=overrides)
+        | invalid_tool_inputs(schema, overrides=overrides)
+        | json_values()
+        | st.dictionaries(keys, json_values(max_leaves=3), max_size=4)
+    )
+    if isinstance(value, dict):
+        value = {k: draw(overrides[k]) if k in overrides and isinstance(v, str) else v for k, v in value.items()}
+    return value
+
+
+# -- harmless tool calls -----------------------------------------------------------------
+
+_SEGMENT = st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(
+    lambda s: s not in (".", "..")
+)
+COMMON_FILES = ("notes.txt", "src/app.py", "README.md")
+
+
+@functools.cache
+def workspace_paths() -> SearchStrategy[str]:
+    """Relative paths that stay inside the working directory (no ``..``, ``~`` or ``/`` start)."""
+    made = st.lists(_SEGMENT, min_size=1, max_size=2).map("/".join).filter(lambda p: not p.startswith("~"))
+    return st.sampled_from(COMMON_FILES) | made
+
+
+@functools.cache
+def echo_commands() -> SearchStrategy[str]:
+    """``echo 'any text'``: the only command generated scenarios give to Bash."""
+    text = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=20)
+    return text.map(lambda s: f"echo {shlex.quote(s)}")
+
+
+def safe_overrides() -> dict[str, SearchStrategy[Any]]:
+    """Where mini_agent's tools take a path or a command: values that cannot do harm."""
+    return {"file_path": workspace_paths(), "command": echo_commands()}
+
+
+def tool_calls(*, tools: Sequence[Tool] | None = None) -> SearchStrategy[dict[str, Any]]:
+    """``tool_use`` specs (``{"name", "input"}``): harmless valid input, a near miss, or
+    input that is not an object; now and then a tool that does not exist."""
+    if tools is None:
+        return _default_tool_calls()
+    return _tool_calls(list(tools))
+
+
+@functools.cache
+def _default_tool_calls() -> SearchStrategy[dict[str, Any]]:
+    return _tool_calls(default_tools())
+
+
+def _tool_calls(tools: list[Tool]) -> SearchStrategy[dict[str, Any]]:
+    overrides = safe_overrides()
+    known = [
+        st.builds(
+            lambda name, value: {"name": name, "input": value},
+            st.just(tool.name),
+            st.one_of(
+                tool_inputs(tool.input_schema, overrides=overrides),
+                invalid_tool_inputs(tool.input_schema, overrides=overrides),
+            ),
+        )
+        for tool in tools
+    ]
+    names = {tool.name for tool in tools}
+    unknown = st.builds(
+        lambda name, value: {"name": name, "input": value},
+        st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,15}", fullmatch=True).filter(lambda n: n not in names),
+        st.dictionaries(st.text(max_size=6), json_values(max_leaves=2), max_size=2),
+    )
+    return st.one_of(*known, unknown) if known else unknown
+
+
+# -- replies: what the model answers -----------------------------------------------------
+
+FINAL_STOPS = ("end_turn", "end_turn", "end_turn", "stop_sequence", "refusal", "max_tokens", "model_context_window_exceeded")
+CONTINUING_STOPS = ("tool_use", "tool_use", "tool_use", "pause_turn", "max_tokens")
+_END_REASONS = {"model_context_window_exceeded": "context_window"}
+
+
+@functools.cache
+def model_texts() -> SearchStrategy[str]:
+    """What a model writes: words, odd unicode, blank text, trailing whitespace."""
+    words = st.lists(st.sampled_from(["Done.", "Reading", "the", "file", "é", "ß", "日本", "\U0001f600", "\n", " "]), max_size=8).map("".join)
+    return words | st.text(max_size=30)
+
+
+@st.composite
+def replies(
+    draw: st.DrawFn, *, tools: Sequence[Tool] | None = None, final: bool | None = None, max_tool_calls: int = 2
+) -> Reply:
+    """A complete answer. ``final=True``: it ends the turn (end_turn, stop_sequence,
+    refusal, max_tokens, context window); ``final=False``: the turn goes on (tool calls,
+    pause_turn, max_tokens inside a tool call). Sometimes thinking comes first, and
+    pings, unknown events or a slow drip are sprinkled on the wire."""
+    continuing = draw(st.booleans()) if final is None else not final
+    message: dict[str, Any] = {}
+    if draw(st.integers(0, 4)) == 0:
+        message["thinking"] = draw(st.text(max_size=20))
+    if continuing:
+        stop = draw(st.sampled_from(CONTINUING_STOPS))
+        if draw(st.booleans()):
+            message["text"] = draw(model_texts())
+        if stop != "pause_turn":
+            message["tool_use"] = draw(st.lists(tool_calls(tools=tools), min_size=1, max_size=max_tool_calls))
+        if stop != "tool_use":
+            message["stop_reason"] = stop
+    else:
+        stop = draw(st.sampled_from(FINAL_STOPS))
+        if stop in ("end_turn", "stop_sequence") or draw(st.booleans()):
+            message["text"] = draw(model_texts())
+        if stop != "end_turn" or "text" not in message:
+            message["stop_reason"] = stop
+        if stop == "stop_sequence":
+            message["stop_sequence"] = draw(st.sampled_from(["\n\nHuman:", "END", "###"]))
+        if stop in ("refusal", "end_turn") and draw(st.integers(0, 9)) == 0:  # a tool call that will never run
+            message["tool_use"] = draw(st.lists(tool_calls(tools=tools), min_size=1, max_size=1))
+            message["stop_reason"] = stop
+    if "tool_use" in message and draw(st.integers(0, 5)) == 0:
+        message["tool_use"][0] = _as_raw_json(message["tool_use"][0], draw(st.integers(0, 200)))
+    reply = Reply(message=message)
+    return _tolerated(draw, reply)
+
+
+def _as_raw_json(call: dict[str, Any], cut: int) -> dict[str, Any]:
+    """The call's input JSON cut short in a place jiter's partial mode still parses (the
+    keys that arrived whole reach the tool): a different fault from ``bad_tool_json``."""
+    raw = json.dumps(call["input"], ensure_ascii=False)
+    for end in range(min(cut, len(raw)), 0, -1):
+        if _partial_parses(raw[:end]):
+            return {"name": call["name"], "json": raw[:end]}
+    return call
+
+
+def _partial_parses(raw: str) -> bool:
+    try:
+        jiter.from_json(raw.encode(), partial_mode=True)
+    except ValueError:
+        return False
+    return True
+
+
+def _tolerated(draw: st.DrawFn, reply: Reply) -> Reply:
+    """Wire noise every client must tolerate: pings, an unknown event, a slow drip."""
+    events = _event_count(reply)
+    noise = draw(st.integers(0, 7))
+    if noise == 1:
+        return replace(reply, pings=draw(st.integers(1, 3)))
+    if noise == 2 and events > 2:
+        unknown = {"type": "future_event", "detail": "added in a later API version"}
+        return replace(reply, insert=(Insert(draw(st.integers(1, events - 1)), unknown),))
+    if noise == 3:
+        return replace(reply, drip=Drip(draw(st.integers(7, 300)), draw(st.sampled_from([0.0, 0.001]))))
+    return reply
+
+
+def _event_count(reply: Reply) -> int:
+    return len(stream_events(replace(reply, pings=0, insert=()), message_id="msg_harness_000000", model="claude"))
+
+
+# -- faults: one failed attempt ----------------------------------------------------------
+
+_HTML_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
+_RAISING_TOOL_JSON = (
+    (" ", '{"file_path": "README.md"}'),  # a whitespace-only first piece
+    ("", "nope"),
+    ("", '{"file_path" "README.md"}'),
+    ("", "{]"),
+    ("", "[1,,2]"),
+    ('{"command": "echo hi"', ", ,}"),
+    ("", "tru"),
+)
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What a fault does to the agent's retry loop, as the design says it must."""
+
+    retryable: bool
+    seconds: float = 0.0  # virtual time that passes before the failure shows (timeouts, stalls)
+    retry_after: float | None = None  # what the server asks for
+
+
+def fault_effect(reply: Reply, *, timeout: float = Settings().api_timeout) -> Effect:
+    """Whether ``reply``'s failure must be retried, and the time it costs (DESIGN §3)."""
+    if reply.connection is not None:
+        slow = reply.connection in ("connect_timeout", "read_timeout")
+        return Effect(True, timeout if slow else 0.0)
+    if reply.error is not None:
+        from mini_agent.retry import parse_retry_after
+
+        status = api_error(reply.error).status
+        retryable = status >= 500 or status in (408, 409, 429)
+        should = reply.headers.get("x-should-retry")
+        retryable = {"true": True, "false": False}.get(should or "", retryable)
+        return Effect(retryable, 0.0, parse_retry_after(reply.headers, now=lambda: EPOCH_ORIGIN))
+    if reply.error_event is not None:
+        return Effect(reply.error_event.type in RETRYABLE_STREAM_ERRORS)
+    if reply.stall is not None:
+        return Effect(True, reply.stall.seconds)
+    return Effect(True)
+
+
+@functools.cache
+def _retry_headers() -> SearchStrategy[dict[str, str]]:
+    seconds = st.integers(0, 10)
+    return st.one_of(
+        seconds.map(lambda s: {"retry-after": str(s)}),
+        st.sampled_from(["0.5", "1.5", "soon"]).map(lambda s: {"retry-after": s}),
+        st.integers(0, 10_000).map(lambda ms: {"retry-after-ms": str(ms)}),
+        seconds.map(lambda s: {"retry-after": email.utils.formatdate(EPOCH_ORIGIN + s, usegmt=True)}),
+    )
+
+
+@st.composite
+def _http_errors(draw: st.DrawFn, *, retryable: bool | None) -> Reply:
+    names = sorted(API_ERRORS)
+    error: str | int = draw(st.sampled_from(names) | st.integers(400, 599))
+    headers: dict[str, str] = {}
+    if draw(st.booleans()):
+        headers |= draw(_retry_headers())
+    if retryable is False:
+        if draw(st.booleans()):
+            headers["x-should-retry"] = "false"
+        else:
+            error = draw(st.sampled_from([n for n in names if not fault_effect(Reply(error=n)).retryable]))
+            headers.pop("x-should-retry", None)
+            if draw(st.integers(0, 3)) == 0:
+                headers["retry-after"] = GIVE_UP_RETRY_AFTER  # a 4xx with retry-after is still final
+    elif draw(st.integers(0, 5)) == 0:
+        headers["x-should-retry"] = draw(st.sampled_from(["true", "false"]))
+    reply = Reply(error=error, headers=headers)
+    if draw(st.integers(0, 6)) == 0:
+        reply = replace(reply, body=_HTML_502)
+    elif draw(st.integers(0, 6)) == 0:
+        reply = replace(reply, message_text=draw(st.text(max_size=30)))
+    if retryable and not fault_effect(reply).retryable:
+        reply = replace(reply, headers={**reply.headers, "x-should-retry": "true"})
+    return reply
+
+
+@st.composite
+def faults(
+    draw: st.DrawFn,
+    *,
+    message: Mapping[str, Any] | None = None,
+    kinds: Sequence[str] = FAULT_KINDS,
+    retryable: bool | None = None,
+) -> Reply:
+    """One failed attempt at ``message`` (the answer the model was giving), from the whole
+    vocabulary: an HTTP error by name or status (retry-after, x-should-retry, an HTML
+    body), a connection fault, a FIN/RST cut after or inside an event, after n bytes or
+    inside a UTF-8 character, ``event: error``, a clean end before ``message_stop``, a
+    ``data:`` line that is not JSON, tool-input JSON the SDK cannot parse, a stall.
+    ``retryable`` keeps only faults the agent must retry (True) or must not (False)."""
+    message = dict(message or {"text": "Working on it."})
+    kinds = [k for k in kinds if retryable is not False or k in ("http", "error_event")]
+    if not kinds:
+        raise InvalidArgument("no fault kind left to draw from")
+    kind = draw(st.sampled_from(kinds))
+    event(f"fault: {kind}")
+    if kind == "http":
+        return draw(_http_errors(retryable=retryable))
+    if kind == "connection":
+        return Reply(connection=draw(st.sampled_from(CONNECTION_FAULTS)))
+    if kind == "error_event":
+        types = [t for t in STREAM_ERROR_TYPES if retryable is None or (t in RETRYABLE_STREAM_ERRORS) == retryable]
+        count = _event_count(Reply(message=message))
+        return Reply(message=message, error_event=ErrorEvent(draw(st.integers(0, count)), draw(st.sampled_from(types))))
+    if kind == "bad_tool_json":
+        name = (message.get("tool_use") or [{"name": "Read"}])
+        name = name[0]["name"] if isinstance(name, list) else name["name"]
+        broken = {"name": name, "json": list(draw(st.sampled_from(_RAISING_TOOL_JSON)))}
+        return Reply(message={k: v for k, v in message.items() if k not in ("tool_use", "stop_reason")} | {"tool_use": broken})
+    reply = Reply(message=message)
+    count = _event_count(reply)
+    if kind == "end_early":
+        return replace(reply, end_early=draw(st.integers(0, count - 1)))
+    if kind == "bad_data":
+        return replace(reply, bad_data=draw(st.integers(0, count)))
+    if kind == "stall":
+        return replace(reply, stall=Stall(draw(st.integers(0, count)), draw(st.sampled_from([0.5, 5.0, 30.0]))))
+    return replace(reply, cut=draw(_cuts(reply, count)))
+
+
+@st.composite
+def _cuts(draw: st.DrawFn, reply: Reply, count: int) -> Cut:
+    how = draw(st.sampled_from(["fin", "rst"]))
+    body = encode_events(stream_events(reply, message_id="msg_harness_000000", model="claude"))
+    where = draw(st.sampled_from(["after_event", "in_event", "after_bytes", "in_char"]))
+    if where == "in_char":
+        frames = stream_events(reply, message_id="msg_harness_000000", model="claude")
+        wide = [k for k, e in enumerate(frames, 1) if any(b >= 0xC0 for b in encode_events([e]))]
+        if wide:
+            return Cut(in_char=draw(st.integers(1, wide[-1])), how=how)
+        where = "after_bytes"
+    if where == "after_event":
+        return Cut(after_event=draw(st.integers(0, count)), how=how)
+    if where == "in_event":
+        return Cut(in_event=draw(st.integers(1, count)), how=how)
+    return Cut(after_bytes=draw(st.integers(0, len(body))), how=how)
+
+
+# -- fault schedules: a whole turn -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Interruption:
+    """Where the user interrupts a turn.
+
+    ``stream``: Ctrl+C while answer ``answer`` streams, after its event ``at``;
+    ``event``: at the turn's ``at``-th event; ``tool``: as the ``at``-th distinct tool of
+    the turn is called. ``close``: the generator is closed instead (``event``/``tool``).
+    """
+
+    where: Literal["stream", "event", "tool"]
+    at: int
+    answer: int = 0
+    close: bool = False
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A turn's replies, in order, with what must come of them: how many requests the
+    agent makes and how the turn ends (None where it cannot be foretold)."""
+
+    replies: tuple[Reply, ...]
+    requests: int | None
+    end: str | None
+    budget: float = 0.0  # the longest a request's retries may take, in virtual seconds
+    answers: tuple[int, ...] = ()  # positions of the complete answers in ``replies``
+    interrupt: Interrupt | None = None
+
+    def turn(self, user: str) -> Turn:
+        """The Turn, with ``expect`` saying what the schedule foretells."""
+        expect: dict[str, Any] = {}
+        if self.requests is not None:
+            expect["requests"] = self.requests
+        if self.end is not None:
+            expect["end"] = self.end
+        return Turn(user, self.replies, self.interrupt, expect)
+
+    def interrupted(self, point: Interruption) -> Schedule:
+        """This schedule with the user interrupting at ``point``; unchanged if the point
+        does not exist here (a tool interrupt in a turn without tool calls)."""
+        if not self.answers:
+            return self
+        if point.where == "stream":
+            at = self.answers[point.answer % len(self.answers)]
+            hit = replace(self.replies[at], interrupt=point.at)
+            return replace(self, replies=(*self.replies[:at], hit), requests=at + 1, end="interrupted",
+                           answers=tuple(a for a in self.answers if a <= at))
+        if point.where == "event":
+            return replace(self, interrupt=Interrupt(at_event=point.at, close=point.close), requests=None, end=None)
+        calls = [(i, name) for i in self.answers for name in _tools_run(self.replies[i])]
+        names = list(dict.fromkeys(name for _, name in calls))
+        if not names:
+            return self
+        name = names[point.at % len(names)]
+        at = next(i for i, n in calls if n == name)
+        return replace(
+            self,
+            replies=self.replies[: at + 1],
+            requests=at + 1,
+            end=None if point.close else "interrupted",
+            answers=tuple(a for a in self.answers if a <= at),
+            interrupt=Interrupt(tool=name, close=point.close),
+        )
+
+
+def _tools_run(reply: Reply) -> list[str]:
+    """Names of the tools mini_agent runs for this answer, in order."""
+    message = reply.message or {}
+    calls = message.get("tool_use") or []
+    calls = calls if isinstance(calls, list) else [calls]
+    stop = message.get("stop_reason", "tool_use" if calls else "end_turn")
+    return [c["name"] for c in calls] if stop == "tool_use" else []
+
+
+def turn_end(reply: Reply) -> str | None:
+    """How the turn ends after this complete answer; None when it goes on."""
+    message = reply.message or {}
+    calls = message.get("tool_use")
+    stop = message.get("stop_reason", "tool_use" if calls else "end_turn")
+    if stop == "pause_turn" or (stop in ("tool_use", "max_tokens") and calls):
+        return None
+    return _END_REASONS.get(stop, stop)
+
+
+@st.composite
+def fault_schedules(
+    draw: st.DrawFn,
+    *,
+    tools: Sequence[Tool] | None = None,
+    max_retries: int = Settings().max_retries,
+    max_replies: int = 4,
+    max_answers: int = 2,
+    exceed: bool | None = None,
+) -> Schedule:
+    """A turn of 1-``max_answers`` requests that end with an answer that finishes the
+    turn, each preceded by faults, at most ``max_replies`` replies in all. With
+    ``exceed=False`` every fault is retryable and each request fails at most
+    ``max_retries`` times, so the turn must finish; with ``exceed=True`` (or at random)
+    a non-retryable fault, one retry too many or a retry-after over the budget ends it
+    early. The Schedule predicts the requests and the end."""
+    exceed = draw(st.integers(0, 3)) == 0 if exceed is None else exceed
+    rounds = draw(st.integers(1, max(1, min(max_answers, max_replies))))
+    answers = [draw(replies(tools=tools, final=False)) for _ in range(rounds - 1)]
+    answers.append(draw(replies(tools=tools, final=True)))
+    room = max_replies - rounds
+    slots: list[list[Reply]] = [[] for _ in answers]
+    if exceed:
+        target = draw(st.integers(0, rounds - 1))
+        how = draw(st.sampled_from(["fatal", "too_many", "give_up"]))
+        need = 1 if how != "too_many" else max_retries + 1
+        retryable = [draw(faults(message=answers[target].message, retryable=True)) for _ in range(max(0, need - 1))]
+        if how == "fatal":
+            last = draw(faults(message=answers[target].message, retryable=False))
+        elif how == "give_up":
+            last = replace(draw(_http_errors(retryable=True)), headers={"retry-after": GIVE_UP_RETRY_AFTER})
+            if not fault_effect(last).retryable:
+                last = replace(last, error="overloaded")
+        else:
+            last = draw(faults(message=answers[target].message, retryable=True))
+        slots[target] = [*retryable, last]
+    for index, answer in enumerate(answers):
+        room = max(0, max_replies - rounds - sum(len(s) for s in slots))
+        limit = min(room, max_retries - len(slots[index])) if not exceed else room
+        if limit > 0 and not slots[index]:
+            slots[index] = draw(st.lists(faults(message=answer.message, retryable=None if exceed else True), max_size=limit))
+    return _predict(slots, answers, max_retries)
+
+
+def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -> Schedule:
+    """Walk the replies as mini_agent must (DESIGN §3): retry what is retryable within
+    ``max_retries`` and the time budget, stop at anything else."""
+    served: list[Reply] = []
+    positions: list[int] = []
+    budget = 0.0
+    for faults_before, answer in zip(slots, answers):
+        attempt, elapsed = 0, 0.0
+        for fault in faults_before:
+            served.append(fault)
+            effect = fault_effect(fault)
+            attempt += 1
+            elapsed += effect.seconds
+            delay = effect.retry_after if effect.retry_after is not None else min(30.0, 2.0 ** (attempt - 1))
+            gives_up = fault.headers.get("retry-after") == GIVE_UP_RETRY_AFTER
+            if not effect.retryable or attempt > max_retries or gives_up:
+                return Schedule(tuple(served), len(served), "error", budget, tuple(positions))
+            elapsed += delay
+            budget = max(budget, elapsed)
+        positions.append(len(served))
+        served.append(answer)
+        end = turn_end(answer)
+        if end is not None:
+            return Schedule(tuple(served), len(served), end, budget, tuple(positions))
+    raise AssertionError("the last answer of a schedule must end the turn")
+
+
+@functools.cache
+def interruption_points(*, max_event: int = 30) -> SearchStrategy[Interruption]:
+    """Ctrl+C (or a closed generator) at any event of a turn, Ctrl+C at any event of
+    an answer's stream (a byte boundary inside an event looks the same to the SDK, which
+    only sees whole events), or as any tool of the turn is called."""
+    at = st.integers(0, max_event)
+    return st.one_of(
+        st.builds(Interruption, st.just("stream"), at, st.integers(0, 3)),
+        st.builds(Interruption, st.just("event"), st.integers(1, max_event), st.just(0), st.booleans()),
+        st.builds(Interruption, st.just("tool"), st.integers(0, 3), st.just(0), st.booleans()),
+    )
+
+
+# -- whole scenarios ---------------------------------------------------------------------
+
+
+@functools.cache
+def user_lines() -> SearchStrategy[str]:
+    """What a user types: never blank and never a REPL command."""
+    return (st.sampled_from(["Fix the bug", "Summarize README.md", "Run the tests", "日本語で"]) | st.text(min_size=1, max_size=30)).filter(
+        lambda s: bool(s.strip()) and s.strip() not in ("/status", "/help", "/quit")
+    )
+
+
+@functools.cache
+def workspaces() -> SearchStrategy[dict[str, str]]:
+    """A few files for the tools to find."""
+    return st.dictionaries(workspace_paths(), st.text(max_size=40), max_size=2).filter(_no_file_is_a_folder)
+
+
+def _no_file_is_a_folder(files: dict[str, str]) -> bool:
+    parents = {str(p) for name in files for p in Path(name).parents}
+    return not parents & files.keys()
+
+
+@st.composite
+def scenarios(
+    draw: st.DrawFn,
+    *,
+    max_turns: int = 2,
+    max_replies: int = 4,
+    tools: Sequence[Tool] | None = None,
+    interrupts: bool = True,
+    name: str = "generated",
+) -> Scenario:
+    """A whole Scenario: small settings (max_retries 0-3), a workspace, 1-``max_turns``
+    turns of fault schedules with at most ``max_replies`` replies, sometimes interrupted,
+    each turn's ``expect`` holding what its schedule foretells."""
+    max_retries = draw(st.integers(0, 3))
+    settings: dict[str, Any] = {"max_retries": max_retries}
+    if draw(st.integers(0, 3)) == 0:
+        settings["fallbacks"] = draw(st.booleans())
+    turns: list[Turn] = []
+    budget = 0.0
+    for _ in range(draw(st.integers(1, max_turns))):
+        schedule = draw(fault_schedules(tools=tools, max_retries=max_retries, max_replies=max_replies))
+        if interrupts and draw(st.integers(0, 2)) == 0:
+            schedule = schedule.interrupted(draw(interruption_points()))
+        budget = max(budget, schedule.budget)
+        turns.append(schedule.turn(draw(user_lines())))
+    if budget > Settings().retry_budget:
+        settings["retry_budget"] = BIG_BUDGET
+    return Scenario(
+        name=name,
+        about="Generated by harness.strategies.scenarios().",
+        path=Path(f"{name}.yaml"),
+        turns=tuple(turns),
+        settings=settings,
+        workspace=draw(workspaces()),
+    )
+
+
+__all__ = [
+    "BIG_BUDGET",
+    "Effect",
+    "FAULT_KINDS",
+    "Interruption",
+    "MUTATIONS",
+    "Schedule",
+    "any_tool_inputs",
+    "echo_commands",
+    "fault_effect",
+    "fault_schedules",
+    "faults",
+    "input_schemas",
+    "interruption_points",
+    "invalid_tool_inputs",
+    "json_values",
+    "model_texts",
+    "odd_strings",
+    "replies",
+    "safe_overrides",
+    "scenarios",
+    "tool_calls",
+    "tool_inputs",
+    "turn_end",
+    "user_lines",
+    "workspace_paths",
+    "workspaces",
+]
