@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test clean
+.PHONY: run demo test clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/harness run scenarios/
+
+demo: $(STAMP)
+	$(BIN)/harness play scenarios/ch03_demo.yaml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto -q

@@ -412,6 +412,7 @@ def _ms(samples: Samples) -> dict[str, float]:
         "wall_median": round(statistics.median(samples.wall) * 1000, 2),
         "wall_min": round(min(samples.wall) * 1000, 2),
         "cpu_median": round(statistics.median(samples.cpu) * 1000, 2),
+        "cpu_min": round(min(samples.cpu) * 1000, 2),
     }
 
 

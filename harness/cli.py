@@ -5,6 +5,7 @@ check saved conversations.
     harness lint [PATHS…]                             check scenario files without running them
     harness play SCENARIO                             the mini_agent REPL under a scenario, live
     harness schema [-o FILE]                          the JSON Schema of the scenario format
+    harness serve SCENARIO [--port N] [--check]        the scenario on a loopback socket, for any client
     harness check-history FILE                        check a saved conversation against the API's rules
     harness record / replay / scan                    cassettes: see harness.cassette_cli
 """
@@ -58,6 +59,15 @@ def _parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="write the JSON Schema of the scenario format")
     schema.add_argument("-o", "--output", help="a file to write (default: standard output)")
     schema.set_defaults(command=cmd_schema)
+    serve = commands.add_parser("serve", help="serve a scenario on a loopback socket, for any client")
+    serve.add_argument("scenario")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    serve.add_argument("--port", type=int, default=8123, help="port (default: %(default)s; 0 picks a free one)")
+    serve.add_argument("--time-scale", type=float, default=1.0, help="multiply real delays (drip, stall) by this")
+    serve.add_argument("--sessions", action="store_true", help="one reply queue per client session")
+    serve.add_argument("--log", metavar="FILE", help="also write the request log as JSON Lines")
+    serve.add_argument("--check", action="store_true", help="check the wire-level expectations at exit")
+    serve.set_defaults(command=cmd_serve)
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")
     history.set_defaults(command=cmd_check_history)
@@ -119,6 +129,32 @@ def cmd_schema(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import build_server, check_served
+    from .server import ServerError, serve_forever
+
+    scenario = load_scenario(args.scenario)
+    log = _live(lambda line: sys.stdout.write(line + "\n"))
+    server = build_server(
+        scenario, host=args.host, port=args.port, time_scale=args.time_scale,
+        sessions=args.sessions, log=log, log_path=args.log,
+    )
+    try:
+        server.start()
+    except ServerError as error:
+        print(f"harness: {error}", file=sys.stderr)
+        return 2
+    print(f"serving {scenario.name} on {server.url} · ANTHROPIC_BASE_URL={server.url} · Ctrl+C to stop", flush=True)
+    serve_forever(server)
+    if not args.check:
+        return 0
+    problems = check_served(scenario, server)
+    for problem in problems:
+        print(f"✗ {problem}")
+    print(f"{len(server.entries)} request(s); {'all checks hold' if not problems else f'{len(problems)} problem(s)'}")
+    return 1 if problems else 0
 
 
 def cmd_check_history(args: argparse.Namespace) -> int:

@@ -79,6 +79,11 @@ class Responder:
         self._served_in_queue = 0
 
     @property
+    def label(self) -> str:
+        """What the current queue is called in messages ("turn 2")."""
+        return self._label
+
+    @property
     def unused(self) -> list[Reply]:
         """Replies of the current queue not yet served."""
         return self._queue[self._served_in_queue :]

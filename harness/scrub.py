@@ -12,8 +12,9 @@ recorder keeps a short list of headers instead, the ones a replay needs:
 
 Everything else — ``authorization``, ``x-api-key``, cookies, ``request-id``,
 ``anthropic-organization-id``, rate-limit and Cloudflare headers — is never written.
-Bodies are decompressed (so the secret scanner can read them) and every string that
-``harness.secret_scan`` would flag becomes ``<redacted>``.
+Bodies are decompressed (so the secret scanner can read them); every string that
+``harness.secret_scan`` would flag, and the ``request_id`` of error bodies, become
+``<redacted>``.
 
 The same functions normalise a live request before it is matched against a recording,
 so a redacted or path-normalised recording still matches the request that made it.
@@ -33,6 +34,7 @@ KEPT_REQUEST_HEADERS = frozenset({"content-type", "anthropic-version", "anthropi
 KEPT_RESPONSE_HEADERS = frozenset({"content-type", "retry-after", "retry-after-ms", "x-should-retry"})
 REDACTED = "<redacted>"
 CWD = "<cwd>"
+REQUEST_ID_IN_JSON = re.compile(r'("request_id"\s*:\s*")[^"\\]+(")')  # error bodies carry one too
 
 
 def redact_text(text: str) -> str:
@@ -52,8 +54,8 @@ def _redact_match(match: re.Match[str], group: int) -> str:
 
 
 def scrub_body(body: bytes | str | None, cwd: str | Path | None = None) -> bytes | None:
-    """A body with the working directory as ``<cwd>`` and secrets redacted (text only:
-    a body that is not UTF-8 is returned as it is)."""
+    """A body with the working directory as ``<cwd>``, secrets and ``request_id`` values
+    redacted (text only: a body that is not UTF-8 is returned as it is)."""
     if body is None:
         return None
     if isinstance(body, str):
@@ -64,6 +66,7 @@ def scrub_body(body: bytes | str | None, cwd: str | Path | None = None) -> bytes
         return body
     if cwd is not None:
         text = replace_cwd(text, cwd)
+    text = REQUEST_ID_IN_JSON.sub(rf"\g<1>{REDACTED}\g<2>", text)
     return redact_text(text).encode("utf-8")
 
 

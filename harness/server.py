@@ -462,6 +462,7 @@ def serve_forever(server: FaultServer) -> None:
         server.start()
         while not stop.wait(0.5):
             pass
+        server.close()  # a second Ctrl+C during the close changes nothing: the handlers are still ours
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -255,6 +255,20 @@ def _json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+def _bool_twin(value: Any) -> Any:
+    """``value`` with every 0 and 1 inside it as false and true, and back: equal in
+    Python, different in JSON."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, list):
+        return [_bool_twin(item) for item in value]
+    if isinstance(value, dict):
+        return {k: _bool_twin(v) for k, v in value.items()}
+    return value
+
+
 _ODD_TEXT = st.sampled_from(
     [
         "",
@@ -365,6 +379,7 @@ def _enum_miss(sub: Mapping[str, Any], part: Any) -> SearchStrategy[Any]:
     options = sub["enum"]
     near = [f"{o} " for o in options if isinstance(o, str)] + [o.upper() for o in options if isinstance(o, str)]
     near += [not o for o in options if isinstance(o, bool)] + [o + 1 for o in options if isinstance(o, int) and not isinstance(o, bool)]
+    near += [twin for o in options if not _json_equal(twin := _bool_twin(o), o)]
     candidates = (st.sampled_from(near) if near else st.nothing()) | json_values(max_leaves=3)
     return candidates.filter(lambda v: not any(_json_equal(v, o) for o in options))
 
@@ -517,10 +532,12 @@ def replies(
     pings, unknown events or a slow drip are sprinkled on the wire."""
     continuing = draw(st.booleans()) if final is None else not final
     message: dict[str, Any] = {}
-    if draw(st.integers(0, 4)) == 0:
+    stop = draw(st.sampled_from(CONTINUING_STOPS if continuing else FINAL_STOPS))
+    # A pause_turn answer is sent back as the final message, where the API refuses thinking
+    # blocks unless the request turns thinking on; mini_agent never does.
+    if stop != "pause_turn" and draw(st.integers(0, 4)) == 0:
         message["thinking"] = draw(st.text(max_size=20))
     if continuing:
-        stop = draw(st.sampled_from(CONTINUING_STOPS))
         if draw(st.booleans()):
             message["text"] = draw(model_texts())
         if stop != "pause_turn":
@@ -528,7 +545,6 @@ def replies(
         if stop != "tool_use":
             message["stop_reason"] = stop
     else:
-        stop = draw(st.sampled_from(FINAL_STOPS))
         if stop in ("end_turn", "stop_sequence") or draw(st.booleans()):
             message["text"] = draw(model_texts())
         if stop != "end_turn" or "text" not in message:
@@ -769,7 +785,7 @@ class Schedule:
             return self
         if point.where == "stream":
             at = self.answers[point.answer % len(self.answers)]
-            hit = replace(self.replies[at], interrupt=point.at)
+            hit = replace(self.replies[at], interrupt=min(point.at, _event_count(self.replies[at])))
             return replace(self, replies=(*self.replies[:at], hit), requests=at + 1, end="interrupted",
                            answers=tuple(a for a in self.answers if a <= at))
         if point.where == "event":

@@ -60,7 +60,7 @@ def format_result(event: ToolResult) -> str:
     shown = lines[:RESULT_PREVIEW_LINES]
     if len(lines) > RESULT_PREVIEW_LINES:
         shown.append(f"… +{len(lines) - RESULT_PREVIEW_LINES} lines")
-    label = "Error: " if event.is_error else ""
+    label = "Error: " if event.is_error and not shown[0].startswith("Error") else ""
     out = f"  ⎿  {label}{shown[0]}\n"
     return out + "".join(f"     {line}\n" for line in shown[1:])
 

@@ -1,0 +1,1 @@
+"""Property tests: hypothesis strategies against mini_agent through the harness."""

@@ -1,0 +1,72 @@
+"""`harness serve` as a user runs it: a subprocess on a loopback port, stopped with Ctrl+C."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import anthropic
+import pytest
+
+from harness.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIO = ROOT / "scenarios" / "http" / "overloaded_then_success.yaml"
+
+
+def start_serving(*args: str) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "serve", *args, "--port", "0", "--time-scale", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
+    first = process.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:\d+", first)
+    assert match, first + process.stdout.read()
+    return process, match.group(0)
+
+
+def ask(url: str, text: str) -> anthropic.types.Message:
+    client = anthropic.Anthropic(base_url=url, api_key="test", max_retries=0)
+    return client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": text}])
+
+
+def test_serve_answers_clients_logs_each_request_and_checks_on_ctrl_c(tmp_path):
+    log = tmp_path / "log.jsonl"
+    process, url = start_serving(str(SCENARIO), "--check", "--log", str(log))
+    try:
+        for _ in range(2):
+            with pytest.raises(anthropic.OverloadedError):
+                ask(url, "Summarize the README")
+        assert ask(url, "Summarize the README").stop_reason == "tool_use"
+    finally:
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=10)[0]
+    assert process.returncode == 1  # the fourth reply was never asked for
+    assert "#1 POST /v1/messages → 529 error overloaded · oracle ok" in output
+    assert "1 reply(ies) of scenario overloaded-then-success were never requested" in output
+    assert "expect.requests: expected 4, the clients made 3" in output
+    assert len(log.read_text().splitlines()) == 3
+
+
+def test_a_port_in_use_is_a_clear_error(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", str(SCENARIO), "--port", str(port)]) == 2
+    assert f"harness: port {port} on 127.0.0.1 is in use" in capsys.readouterr().err
+
+
+def test_a_broken_scenario_is_reported_before_listening(tmp_path, capsys):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: x\nabout: y\nturns:\n  - user: hi\n    replies: [{eror: overloaded}]\n")
+    assert main(["serve", str(broken), "--port", "0"]) == 2
+    captured = capsys.readouterr()
+    assert "broken.yaml:5:16: unknown key 'eror'" in captured.err and "serving" not in captured.out
