@@ -70,3 +70,24 @@ def test_a_broken_scenario_is_reported_before_listening(tmp_path, capsys):
     assert main(["serve", str(broken), "--port", "0"]) == 2
     captured = capsys.readouterr()
     assert "broken.yaml:5:16: unknown key 'eror'" in captured.err and "serving" not in captured.out
+
+
+def test_the_mini_agent_repl_survives_a_401_over_a_real_socket_and_ends_at_end_of_input(tmp_path):
+    from harness.replies import Reply
+    from harness.responder import Responder
+    from harness.server import FaultServer
+
+    replies = [Reply(error="authentication"), Reply(message={"text": "Hello again."})]
+    with FaultServer(Responder(replies), time_scale=0) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "mini_agent", "--cwd", str(tmp_path)],
+            input="hello\nhello again\n/status\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PATH": "/usr/bin:/bin", "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test"},
+        )
+    assert done.returncode == 0, done.stderr
+    assert "✗ API Error: 401 authentication: invalid x-api-key (not retryable)" in done.stdout
+    assert "⏺ Hello again." in done.stdout and "requests           2" in done.stdout
+    assert [e.status for e in server.entries] == [401, 200]
