@@ -20,5 +20,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto -q
 
+.PHONY: bench
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
 clean:
 	rm -rf $(VENV) .hypothesis *.egg-info

@@ -52,20 +52,22 @@ def interleaved(
     contenders: dict[str, Callable[[], object]],
     *,
     rounds: int,
-    batch: int,
+    batch: int | dict[str, int],
     around: dict[str, Callable[[], ContextManager[object]]] | None = None,
     warmup: bool = True,
 ) -> dict[str, Samples]:
     """Every contender, ``rounds`` times, in rotating order (one warm-up batch each
-    first); ``around[name]`` is a context to run that contender's batches in."""
+    first); ``batch`` calls a batch (or a number per contender); ``around[name]`` is a
+    context to run that contender's batches in."""
     names = list(contenders)
+    batches = batch if isinstance(batch, dict) else dict.fromkeys(names, batch)
     around = around or {}
     for name in names if warmup else ():
-        measure(contenders[name], batch=max(1, batch // 4), around=around.get(name))
+        measure(contenders[name], batch=max(1, batches[name] // 4), around=around.get(name))
     samples = {name: Samples() for name in names}
     for r in range(rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            cpu, wall = measure(contenders[name], batch=batch, around=around.get(name))
+            cpu, wall = measure(contenders[name], batch=batches[name], around=around.get(name))
             samples[name].cpu.append(cpu)
             samples[name].wall.append(wall)
     return samples

@@ -1,6 +1,5 @@
 """The benchmark's workload: one typical request, one typical streamed tool_use reply,
-and the clients that serve it — the SDK's floor (a bare ``httpx2.MockTransport``), the
-harness transport (``ScenarioTransport`` with the oracle on), and vcrpy replay.
+the SDK's floor (a bare ``httpx2.MockTransport``), and cassettes recorded from it.
 
 Every contender serves the same bytes: the SSE body the harness itself writes for
 ``REPLY_SPEC``, so the SDK parses identical streams on every path.
@@ -18,9 +17,6 @@ import vcr
 
 from harness import sse
 from harness.cassette_vcr import make_vcr
-from harness.replies import Reply
-from harness.responder import Responder
-from harness.transport import ScenarioTransport, sync_client
 from mini_agent.model import FALLBACK_BETA
 from mini_agent.settings import DEFAULT_MODEL, DEFAULT_SYSTEM
 from mini_agent.tools import ToolRegistry, default_tools
@@ -102,11 +98,6 @@ def floor_client(bodies: Iterator[bytes]) -> anthropic.Anthropic:
         return httpx2.Response(200, headers=SSE_HEADERS, content=next(bodies))
 
     return _client(httpx2.MockTransport(handler))
-
-
-def harness_client(replies: list[Reply]) -> anthropic.Anthropic:
-    """The harness: ScenarioTransport answering from ``replies``, every request checked."""
-    return sync_client(ScenarioTransport(Responder(replies, check_requests=True)), api_key=API_KEY)
 
 
 def offline_client() -> anthropic.Anthropic:

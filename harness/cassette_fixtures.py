@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import importlib.util
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -95,20 +96,24 @@ def cassette(
     cassette_record_mode: str,
 ) -> Iterator[Any]:
     """The test's CassetteSession; fails the test at teardown if a request did not match."""
-    from .cassette_session import CassetteSession
+    from .cassette_session import CassetteMissing, CassetteSession
 
     marker = request.node.get_closest_marker(MARKER)
     options = {"record_mode": cassette_record_mode, **cassette_config, **(marker.kwargs if marker else {})}
     unknown = sorted(set(options) - set(OPTION_KEYS))
     if unknown:
-        raise pytest.UsageError(f"cassette options {unknown}: choose from {', '.join(OPTION_KEYS)}")
+        pytest.fail(f"cassette options {unknown}: choose from {', '.join(OPTION_KEYS)}", pytrace=False)
     name = marker.args[0] if marker and marker.args else cassette_name
     path = Path(name) if Path(name).is_absolute() else Path(cassette_dir) / name
     try:
         session = CassetteSession(path, **options)
     except ValueError as error:
-        raise pytest.UsageError(f"@pytest.mark.{MARKER}: {error}") from None
-    with session:
+        pytest.fail(f"@pytest.mark.{MARKER}: {error}", pytrace=False)
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(session)
+        except CassetteMissing as error:
+            pytest.fail(str(error), pytrace=False)
         yield session
     if session.problems:
         pytest.fail("\n\n".join(session.problems), pytrace=False)

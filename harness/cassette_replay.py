@@ -13,9 +13,10 @@ normalised both: secrets redacted, the working directory as ``<cwd>``) or ``orde
 (method and path; the n-th request gets the n-th interaction). Identical requests (a
 retry) get the recorded answers in their recorded order.
 
-A mismatch is raised from the transport, so the SDK wraps it (``APIConnectionError``,
-whose ``__cause__`` it is) like any transport failure; every mismatch is also kept in
-``.mismatches`` for the caller to report after the session.
+A mismatch is answered with a 400 ``invalid_request_error`` (and ``x-should-retry:
+false``) whose message is the diff: an agent stops there instead of retrying, and says
+why. Every mismatch is also kept in ``.mismatches``; ``replay_session`` raises the first,
+the pytest fixture fails the test with them.
 
 Errors::
 
@@ -28,6 +29,7 @@ Errors::
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import socket
@@ -104,7 +106,7 @@ def _clip(diff: list[str]) -> list[str]:
 def _around_difference(a: str, b: str) -> tuple[str, str]:
     if len(a) <= MAX_LINE and len(b) <= MAX_LINE:
         return a, b
-    first = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    first = next((k for k, (x, y) in enumerate(zip(a, b)) if k and x != y), min(len(a), len(b)))  # after the -/+
     start = max(1, first - 80)
 
     def cut(line: str) -> str:
@@ -144,15 +146,15 @@ class CassetteIndex:
         *,
         match_on: str = "body",
         cwd: str | Path | None = None,
+        name: str | None = None,
     ) -> None:
         if match_on not in ("body", "order"):
             raise ValueError(f"match_on {match_on!r}: choose body or order")
         if isinstance(cassette, (str, Path)):
-            self.name = str(cassette)
             self.interactions: Sequence[Mapping[str, Any]] = load_cassette(cassette)
         else:
-            self.name = "the cassette"
             self.interactions = cassette
+        self.name = name or (str(cassette) if isinstance(cassette, (str, Path)) else "the cassette")
         self.match_on = match_on
         self.cwd = cwd
         self.played: list[int] = []  # the interaction index (from 0) each request got
@@ -251,7 +253,10 @@ class CassetteTransport(httpx2.BaseTransport):
         return self.index.unused
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        return self.index.response(self.index.take(request.method, request.url.path, request.read()))
+        try:
+            return self.index.response(self.index.take(request.method, request.url.path, request.read()))
+        except ReplayMismatch as mismatch:
+            return mismatch_response(mismatch)
 
 
 class AsyncCassetteTransport(httpx2.AsyncBaseTransport):
@@ -275,10 +280,26 @@ class AsyncCassetteTransport(httpx2.AsyncBaseTransport):
         return self.index.unused
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        return self.index.response(self.index.take(request.method, request.url.path, await request.aread()))
+        try:
+            return self.index.response(self.index.take(request.method, request.url.path, await request.aread()))
+        except ReplayMismatch as mismatch:
+            return mismatch_response(mismatch)
+
+
+def mismatch_response(mismatch: ReplayMismatch) -> httpx2.Response:
+    """What the client gets for a request the cassette cannot answer: a 400 that says why."""
+    message = f"harness replay: {mismatch}"
+    body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    return httpx2.Response(400, headers={"x-should-retry": "false"}, json=body)
 
 
 # -- vcrpy ------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _ssl_context() -> Any:
+    """httpx2's default SSL context, built once: it costs 0.1 s (the CA bundle) per transport."""
+    return httpx2.create_ssl_context()
 
 
 class _GuardBase:
@@ -294,11 +315,11 @@ class _GuardBase:
 
 class VcrGuard(_GuardBase, httpx2.BaseTransport):
     """``httpx2.HTTPTransport`` (patched by vcrpy while a cassette is in use) whose
-    "cannot play this request" becomes a ReplayMismatch with a body diff."""
+    "cannot play this request" becomes a ReplayMismatch with a body diff, answered as a 400."""
 
     def __init__(self, transport: httpx2.BaseTransport | None = None) -> None:
         super().__init__()
-        self.transport = transport or httpx2.HTTPTransport()
+        self.transport = transport or httpx2.HTTPTransport(verify=_ssl_context())
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         from vcr.errors import CannotOverwriteExistingCassetteException
@@ -307,7 +328,7 @@ class VcrGuard(_GuardBase, httpx2.BaseTransport):
         try:
             return self.transport.handle_request(request)
         except CannotOverwriteExistingCassetteException as error:
-            raise self._translate(error) from None
+            return mismatch_response(self._translate(error))
 
     def close(self) -> None:
         self.transport.close()
@@ -318,7 +339,7 @@ class AsyncVcrGuard(_GuardBase, httpx2.AsyncBaseTransport):
 
     def __init__(self, transport: httpx2.AsyncBaseTransport | None = None) -> None:
         super().__init__()
-        self.transport = transport or httpx2.AsyncHTTPTransport()
+        self.transport = transport or httpx2.AsyncHTTPTransport(verify=_ssl_context())
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         from vcr.errors import CannotOverwriteExistingCassetteException
@@ -327,7 +348,7 @@ class AsyncVcrGuard(_GuardBase, httpx2.AsyncBaseTransport):
         try:
             return await self.transport.handle_async_request(request)
         except CannotOverwriteExistingCassetteException as error:
-            raise self._translate(error) from None
+            return mismatch_response(self._translate(error))
 
     async def aclose(self) -> None:
         await self.transport.aclose()

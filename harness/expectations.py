@@ -101,7 +101,7 @@ def _tool_result_problems(wanted: list[dict[str, Any]], results: list[Any]) -> l
 def _file_problems(files: dict[str, str | None], name: str, wanted: Any) -> list[str]:
     present = name in files
     if isinstance(wanted, dict) and wanted.get("absent"):
-        return [f"expected no such file, it exists"] if present else []
+        return ["expected no such file, it exists"] if present else []
     if not present:
         return ["expected the file, it does not exist"]
     content = files[name] or ""

@@ -7,7 +7,7 @@ runs the scenario and, if it has problems, writes it to ``found_dir()`` before f
 with its timeline. Under hypothesis only the final, shrunk example is written; its file
 name is the test's name and a hash of the scenario, so a re-run rewrites the same file.
 
-The folder: ``$HARNESS_FOUND_DIR``, else pytest's ``--harness-found-dir``, else
+The folder: pytest's ``--harness-found-dir``, else ``$HARNESS_FOUND_DIR``, else
 ``scenarios/found``.
 """
 
@@ -55,8 +55,10 @@ def run_and_record(
     """Run ``scenario``; on any problem (or a crash of the run itself) save it as YAML
     and raise ``Counterexample`` with the timeline. ``factory_for(scenario)`` builds the
     agent (default: mini_agent with the scenario's settings). ``checks`` add problems of
-    their own. ``settle``: a turn cut short by an ``interrupt: {at_event: k}`` keeps only the
-    replies it used (where Ctrl+C lands cannot be foretold)."""
+    their own (they are named in the file's ``about``; ``harness run`` checks only the
+    built-in invariants and ``expect``). ``settle``: a turn cut short by an
+    ``interrupt: {at_event: k}`` keeps only the replies it used (where Ctrl+C lands
+    cannot be foretold)."""
     def run(scenario: Scenario) -> Outcome:
         return run_scenario(scenario, factory=factory_for(scenario) if factory_for else None)
 
@@ -118,8 +120,10 @@ def _final_example() -> bool:
 
 
 def _current_test() -> str:
-    node = os.environ.get("PYTEST_CURRENT_TEST", "scenario").split("::")[-1].removesuffix(" (call)")
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", node).strip("_") or "scenario"
+    """The running test's name without its file (``TestAgentSession.runTest``), as a file name."""
+    node = os.environ.get("PYTEST_CURRENT_TEST", "scenario").removesuffix(" (call)").split("::")
+    name = ".".join(node[1:] or node)
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "scenario"
 
 
 def _where(path: Path | None) -> str:

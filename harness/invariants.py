@@ -36,7 +36,30 @@ def failed(request: RecordedRequest) -> bool:
         return True
     if plan.connection or plan.status != 200 or plan.ending != "complete":
         return True
-    return reply.error_event is not None or reply.end_early is not None or reply.bad_data is not None
+    if reply.error_event is not None or reply.end_early is not None or reply.bad_data is not None:
+        return True
+    return tool_json_breaks(plan.events)
+
+
+def tool_json_breaks(events: list[dict]) -> bool:
+    """Tool-input JSON the SDK gives up on (it raises from the stream): it re-parses a
+    block's input after every delta in jiter's partial mode, so one prefix that does not
+    parse (``" "``, ``nope``) is enough."""
+    import jiter
+
+    buffers: dict[object, str] = {}
+    for event in events:
+        delta = event.get("delta") if isinstance(event, dict) else None
+        if event.get("type") != "content_block_delta" or not isinstance(delta, dict) or delta.get("type") != "input_json_delta":
+            continue
+        index = event.get("index")
+        buffers[index] = buffers.get(index, "") + str(delta.get("partial_json", ""))
+        try:
+            if buffers[index]:
+                jiter.from_json(buffers[index].encode(), partial_mode=True)
+        except ValueError:
+            return True
+    return False
 
 
 def fatal(request: RecordedRequest) -> bool:

@@ -31,6 +31,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--update-golden", action="store_true", default=False, help="write scenario golden transcripts anew"
     )
+    group.addoption(
+        "--harness-found-dir", metavar="DIR", default=None,
+        help="where failing property tests save their scenario (default: $HARNESS_FOUND_DIR or scenarios/found)",
+    )
     parser.addini("harness_scenario_dirs", "folder names whose YAML files are scenarios", type="args", default=["scenarios"])
     cassette_fixtures.add_options(parser)
 
@@ -38,6 +42,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario(path): bind the fault_api fixture to a scenario file")
     cassette_fixtures.configure(config)
+    if config.getoption("--harness-found-dir"):
+        import os
+
+        from .found import FOUND_DIR_VARIABLE
+
+        os.environ[FOUND_DIR_VARIABLE] = str(Path(config.getoption("--harness-found-dir")).resolve())
     if config.getoption("--update-golden"):
         import os
 

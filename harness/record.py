@@ -19,7 +19,7 @@ Errors::
      ├── SecretsFound        (harness.cassette_vcr) the scan flagged the cassette: not written
      └── RecordingFailed     no API key, or the loopback scenario's server saw problems
     AssertionError
-     └── ReplayMismatch      (harness.cassette_replay) record mode ``none``/``new_episodes``…
+     └── ReplayMismatch      (harness.cassette_replay) record mode ``none``: a request the cassette lacks
 """
 
 from __future__ import annotations

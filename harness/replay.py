@@ -26,7 +26,7 @@ from mini_agent.loop import Agent
 from mini_agent.settings import Settings
 
 from .cassette_bodies import load_cassette
-from .cassette_replay import CassetteTransport, NetworkBlocked, VcrGuard, block_network
+from .cassette_replay import CassetteIndex, CassetteTransport, NetworkBlocked, VcrGuard, block_network
 from .cassette_session import ENGINES, REPLAY_API_KEY
 from .cassette_vcr import make_vcr
 from .clock import VirtualClock
@@ -117,8 +117,8 @@ def replay_session(
             write(text)
 
     if engine == "harness":
-        transport: Any = CassetteTransport(interactions, match_on=match_on, cwd=workdir)
-        transport.index.name = str(path)
+        index = CassetteIndex(interactions, match_on=match_on, cwd=workdir, name=str(path))
+        transport: Any = CassetteTransport(index)
     else:
         transport = VcrGuard()
     client = anthropic.Anthropic(

@@ -30,8 +30,14 @@ class _Dumper(yaml.SafeDumper):
         return True
 
 
+_YAML_BREAKS = frozenset("\x85\u2028\u2029")  # line breaks to YAML 1.1, but not to PyYAML's quoting
+
+
 def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in text.rstrip("\n") else None  # the emitter falls back to quotes when it must
+    if _YAML_BREAKS.intersection(text):
+        style: str | None = '"'  # single quotes and blocks fold them into spaces or newlines
+    else:
+        style = "|" if "\n" in text.rstrip("\n") else None  # the emitter falls back to quotes when it must
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
 
@@ -61,11 +67,18 @@ def write_scenario(scenario: Scenario, path: str | Path) -> Path:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
             file.write(dump_scenario(scenario))
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a scenario is not
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def turn_mapping(turn: Turn) -> dict[str, Any]:

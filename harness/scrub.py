@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .secret_scan import SECRET_PATTERNS, is_placeholder
+from .secret_scan import is_placeholder, patterns_for
 
 KEPT_REQUEST_HEADERS = frozenset({"content-type", "anthropic-version", "anthropic-beta"})
 KEPT_RESPONSE_HEADERS = frozenset({"content-type", "retry-after", "retry-after-ms", "x-should-retry"})
@@ -39,18 +39,15 @@ REQUEST_ID_IN_JSON = re.compile(r'("request_id"\s*:\s*")[^"\\]+(")')  # error bo
 
 def redact_text(text: str) -> str:
     """``text`` with every secret-looking string replaced by ``<redacted>``."""
-    for _, pattern in SECRET_PATTERNS:
-        group = 1 if pattern.groups else 0
-        text = pattern.sub(lambda m, g=group: _redact_match(m, g), text)
+    for pattern in patterns_for(text):
+        spans = [
+            match.span(pattern.group)
+            for match in pattern.finditer(text)
+            if not is_placeholder(match.group(pattern.group))
+        ]
+        for start, end in reversed(spans):
+            text = text[:start] + REDACTED + text[end:]
     return text
-
-
-def _redact_match(match: re.Match[str], group: int) -> str:
-    if is_placeholder(match.group(group)):
-        return match.group(0)
-    start, end = match.start(group) - match.start(0), match.end(group) - match.start(0)
-    whole = match.group(0)
-    return whole[:start] + REDACTED + whole[end:]
 
 
 def scrub_body(body: bytes | str | None, cwd: str | Path | None = None) -> bytes | None:

@@ -52,16 +52,16 @@ import json
 import select
 import signal
 import socket
-import struct
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from http import HTTPStatus
 from os import PathLike
 from typing import IO, Any, Callable, Mapping
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from .api_errors import error_body
+from .http11 import BadRequest, Connection, Request, finish, read_request, reset
 from .api_rules import check_request
 from .responder import Responder, error_body_with_id
 from .wire import WirePlan
@@ -69,9 +69,6 @@ from .wire import WirePlan
 SESSION_HEADER = "x-harness-session"
 SILENCE_SECONDS = 600.0  # connect_timeout / read_timeout hold the connection this long, times time_scale
 GARBAGE = b"\x16\x03\x01\x02\x00garbage, not HTTP\r\n\r\n"
-MAX_LINE = 65_536
-MAX_HEADERS = 200
-MAX_BODY = 64 * 1024 * 1024
 MODELS = (
     ("claude-opus-5-5", "Claude Opus 5.5", "2026-09-01T00:00:00Z"),
     ("claude-sonnet-5-5", "Claude Sonnet 5.5", "2026-09-01T00:00:00Z"),
@@ -252,12 +249,12 @@ class FaultServer:
     def _serve_connection(self, sock: socket.socket) -> None:
         with self._lock:
             self._connections.add(sock)
-        conn = _Conn(sock)
+        conn = Connection(sock)
         try:
             while not self._stopping.is_set():
                 try:
-                    request = _read_request(conn)
-                except _BadRequest as exc:
+                    request = read_request(conn)
+                except BadRequest as exc:
                     plan = _json_plan(400, error_body("invalid_request_error", str(exc)), "req_harness_bad")
                     self._carry_out(conn, plan, keep_alive=False, chunked=False)
                     return
@@ -270,7 +267,7 @@ class FaultServer:
                 self._connections.discard(sock)
             sock.close()
 
-    def _answer(self, conn: _Conn, request: _Request) -> bool:
+    def _answer(self, conn: Connection, request: Request) -> bool:
         """Answer one request; whether the connection stays open for the next."""
         if request.method == "POST" and request.path == "/v1/messages":
             plan, entry = self._messages(request)
@@ -292,7 +289,7 @@ class FaultServer:
 
     # -- endpoints ----------------------------------------------------------------
 
-    def _messages(self, request: _Request) -> tuple[WirePlan, LogEntry]:
+    def _messages(self, request: Request) -> tuple[WirePlan, LogEntry]:
         entry = self._entry(request, status=None, answer="")
         with self._lock:  # a Responder serves one request at a time
             entry.session = self._session_key(request) if self._factory else None
@@ -319,7 +316,7 @@ class FaultServer:
         entry.fault = plan.connection or (plan.ending if plan.ending != "complete" else None)
         return plan, entry
 
-    def _count_tokens(self, request: _Request) -> tuple[WirePlan, LogEntry]:
+    def _count_tokens(self, request: Request) -> tuple[WirePlan, LogEntry]:
         body = _json(request.body)
         entry = self._entry(request, status=200, answer="")
         request_id = _request_id(entry)
@@ -336,7 +333,7 @@ class FaultServer:
         entry.answer = f"count_tokens {tokens}"
         return _json_plan(200, {"input_tokens": tokens}, request_id), entry
 
-    def _models(self, request: _Request) -> tuple[WirePlan, LogEntry]:
+    def _models(self, request: Request) -> tuple[WirePlan, LogEntry]:
         entry = self._entry(request, status=200, answer="", checked=False)
         request_id = _request_id(entry)
         models = [_model_info(*m) for m in MODELS]
@@ -352,7 +349,7 @@ class FaultServer:
         entry.answer = f"model {wanted}"
         return _json_plan(200, found, request_id), entry
 
-    def _session_key(self, request: _Request) -> str:
+    def _session_key(self, request: Request) -> str:
         if SESSION_HEADER in request.headers:
             return request.headers[SESSION_HEADER]
         return first_user_text(_json(request.body))
@@ -367,7 +364,7 @@ class FaultServer:
 
     # -- the wire -----------------------------------------------------------------
 
-    def _carry_out(self, conn: _Conn, plan: WirePlan, *, keep_alive: bool, chunked: bool) -> bool:
+    def _carry_out(self, conn: Connection, plan: WirePlan, *, keep_alive: bool, chunked: bool) -> bool:
         """Send ``plan``: status, headers, chunks at their delays, then its ending; whether
         the connection stays open. ``keep_alive`` is what the client asked for, never the
         plan's ending: the headers must not announce a cut (see the module docstring)."""
@@ -387,28 +384,28 @@ class FaultServer:
             if chunk:
                 conn.sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
         if plan.ending == "rst":
-            _reset(conn.sock)
+            reset(conn.sock)
             return False
         if plan.ending == "stall":
             self._wait(conn.sock, plan.stall_seconds)
         if plan.ending != "complete":  # fin, interrupt, the end of a stall
-            _finish(conn.sock)
+            finish(conn.sock)
             return False
         if chunked:
             conn.sock.sendall(b"0\r\n\r\n")
         if not keep_alive:
-            _finish(conn.sock)
+            finish(conn.sock)
         return keep_alive
 
-    def _connection_fault(self, conn: _Conn, fault: str) -> None:
+    def _connection_fault(self, conn: Connection, fault: str) -> None:
         if fault == "refused":
-            _reset(conn.sock)
+            reset(conn.sock)
             return
         if fault in ("connect_timeout", "read_timeout"):
             self._wait(conn.sock, SILENCE_SECONDS)
         elif fault == "garbage":
             conn.sock.sendall(GARBAGE)
-        _finish(conn.sock)  # empty, garbage, the end of a silence
+        finish(conn.sock)  # empty, garbage, the end of a silence
 
     def _wait(self, sock: socket.socket, seconds: float) -> bool:
         """Wait ``seconds`` × time_scale; False as soon as the client goes away or the server stops."""
@@ -430,7 +427,7 @@ class FaultServer:
 
     # -- the log ------------------------------------------------------------------
 
-    def _entry(self, request: _Request, *, status: int | None, answer: str, checked: bool = True) -> LogEntry:
+    def _entry(self, request: Request, *, status: int | None, answer: str, checked: bool = True) -> LogEntry:
         """A numbered entry for ``request``, to be filled in and then written."""
         with self._lock:
             self._numbered += 1
@@ -488,133 +485,6 @@ def estimate_tokens(body: Mapping[str, Any]) -> int:
     """A rough input-token count: about four characters of JSON per token."""
     text = json.dumps([body.get(k) for k in ("system", "messages", "tools")], ensure_ascii=False)
     return max(1, len(text) // 4)
-
-
-# -- HTTP/1.1, the little that is needed ---------------------------------------------
-
-
-class _BadRequest(Exception):
-    """The bytes received are not an HTTP/1.1 request we can read."""
-
-
-@dataclass
-class _Request:
-    method: str
-    target: str
-    version: str
-    headers: dict[str, str]
-    body: bytes
-    peer: str
-
-    @property
-    def path(self) -> str:
-        return urlsplit(self.target).path
-
-    @property
-    def keep_alive(self) -> bool:
-        tokens = {t.strip().lower() for t in self.headers.get("connection", "").split(",")}
-        return "keep-alive" in tokens if self.version == "HTTP/1.0" else "close" not in tokens
-
-
-class _Conn:
-    """A socket with a read buffer (no ``makefile``: it would delay a reset's close)."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.buffer = bytearray()
-        host, port = sock.getpeername()[:2]
-        self.peer = f"{host}:{port}"
-
-    def _fill(self) -> bool:
-        data = self.sock.recv(65_536)
-        self.buffer += data
-        return bool(data)
-
-    def readline(self) -> bytes:
-        while (end := self.buffer.find(b"\n")) < 0:
-            if len(self.buffer) > MAX_LINE:
-                raise _BadRequest("request line or header too long")
-            if not self._fill():
-                line, self.buffer = bytes(self.buffer), bytearray()
-                return line
-        line, self.buffer = bytes(self.buffer[: end + 1]), self.buffer[end + 1 :]
-        return line
-
-    def read(self, size: int) -> bytes:
-        while len(self.buffer) < size:
-            if not self._fill():
-                raise _BadRequest(f"body ended after {len(self.buffer)} of {size} bytes")
-        data, self.buffer = bytes(self.buffer[:size]), self.buffer[size:]
-        return data
-
-
-def _read_request(conn: _Conn) -> _Request | None:
-    """The next request on ``conn``, or None when the client closed the connection."""
-    line = conn.readline()
-    while line in (b"\r\n", b"\n"):  # stray blank lines between requests are allowed
-        line = conn.readline()
-    if not line:
-        return None
-    parts = line.decode("latin-1").split()
-    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-        raise _BadRequest(f"not an HTTP/1.x request line: {line[:80]!r}")
-    headers: dict[str, str] = {}
-    for _ in range(MAX_HEADERS + 1):
-        raw = conn.readline()
-        if raw in (b"\r\n", b"\n"):
-            break
-        name, colon, value = raw.decode("latin-1").partition(":")
-        if not colon or not raw.endswith(b"\n"):
-            raise _BadRequest(f"malformed header line: {raw[:80]!r}")
-        key = name.strip().lower()
-        headers[key] = f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
-    else:
-        raise _BadRequest(f"more than {MAX_HEADERS} headers")
-    if headers.get("expect", "").lower() == "100-continue":
-        conn.sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-    return _Request(parts[0].upper(), parts[1], parts[2], headers, _read_body(conn, headers), conn.peer)
-
-
-def _read_body(conn: _Conn, headers: Mapping[str, str]) -> bytes:
-    if "chunked" in headers.get("transfer-encoding", "").lower():
-        body = bytearray()
-        while size := _chunk_size(conn.readline()):
-            body += conn.read(size)
-            conn.read(2)
-            if len(body) > MAX_BODY:
-                raise _BadRequest(f"body over {MAX_BODY} bytes")
-        while conn.readline() not in (b"\r\n", b"\n", b""):  # trailers
-            pass
-        return bytes(body)
-    try:
-        length = int(headers.get("content-length", "0"))
-    except ValueError:
-        raise _BadRequest("content-length is not a number") from None
-    if not 0 <= length <= MAX_BODY:
-        raise _BadRequest(f"content-length {length} out of range")
-    return conn.read(length)
-
-
-def _chunk_size(line: bytes) -> int:
-    try:
-        return int(line.split(b";")[0].strip(), 16)
-    except ValueError:
-        raise _BadRequest(f"bad chunk size line: {line[:40]!r}") from None
-
-
-def _reset(sock: socket.socket) -> None:
-    """Close with RST: SO_LINGER on, timeout 0."""
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    sock.close()
-
-
-def _finish(sock: socket.socket) -> None:
-    """Close cleanly with FIN."""
-    try:
-        sock.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
-    sock.close()
 
 
 def _json_plan(status: int, body: Any, request_id: str) -> WirePlan:

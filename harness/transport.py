@@ -29,14 +29,32 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
         self.clock = clock
 
     def __iter__(self) -> Iterator[bytes]:
-        for chunk, delay in zip(self.plan.chunks, self.plan.delays):
-            self.clock.advance(delay)
-            yield chunk
+        chunks, delays = self.plan.chunks, self.plan.delays
+        if _whole_frames_at_once(chunks, delays):
+            # One read, as a socket delivers what is already there: the same bytes at the
+            # same virtual time, and no frame is split, so no SSE client can tell; it only
+            # spares the client its per-read cost (~15 µs a chunk in the SDK).
+            self.clock.advance(delays[0])
+            yield b"".join(chunks)
+        else:
+            for chunk, delay in zip(chunks, delays):
+                self.clock.advance(delay)
+                yield chunk
         raise_ending(self.plan, self.clock)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for chunk in self:  # noqa: the sync walk never blocks: time is virtual
             yield chunk
+
+
+def _whole_frames_at_once(chunks: list[bytes], delays: list[float]) -> bool:
+    """Whether the chunks arrive with no time between them and every boundary between
+    two chunks ends an SSE frame (a drip, or any split inside a frame, keeps its chunks)."""
+    return (
+        len(chunks) == len(delays) > 1
+        and not any(delay > 0 for delay in delays[1:])
+        and all(chunk.endswith(b"\n\n") for chunk in chunks[:-1])
+    )
 
 
 def raise_ending(plan: WirePlan, clock: VirtualClock) -> None:

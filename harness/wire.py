@@ -54,7 +54,8 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
         headers |= {"content-type": "application/json"} | reply.headers
         plan = WirePlan(200, headers, [body], [0.0], events=events)
         return _apply_cut(plan, reply.cut, [(0, len(body))]) if reply.cut else plan
-    frames = [BAD_DATA_FRAME if e is BAD_DATA else sse.encode_event(e) for e in events]
+    dumps = sse.batch_dumps()
+    frames = [BAD_DATA_FRAME if e is BAD_DATA else sse.encode_event(e, dumps=dumps) for e in events]
     headers |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"} | reply.headers
     plan = WirePlan(200, headers, frames, [0.0] * len(frames), events=[e for e in events if e is not BAD_DATA])
     if reply.stall is not None:

@@ -79,33 +79,49 @@ class Agent:
     # -- a turn ---------------------------------------------------------------
 
     def run_turn(self, text: str) -> Iterator[Event]:
-        """Send one user line and yield everything that happens until the turn ends."""
+        """Send one user line and yield everything that happens until the turn ends.
+        Never raises: a failure or Ctrl+C ends the turn with a notice and a TurnEnd,
+        also when Ctrl+C comes while the turn is already ending."""
+        try:
+            ending = yield from self._turn(text)
+            while ending is not None:
+                try:
+                    yield from ending
+                    ending = None
+                except KeyboardInterrupt:
+                    ending = iter([Notice("Interrupted", "warning"), TurnEnd("interrupted")])
+        finally:
+            self.repair_history()
+
+    def _turn(self, text: str) -> Generator[Event, None, Iterator[Event] | None]:
+        """The turn's events; returns the events that end it when it fails."""
         try:
             if not text.strip():
                 yield TurnEnd("empty")
-                return
+                return None
             self.messages.append({"role": "user", "content": text})
             yield from self._loop()
         except ModelError as error:
-            yield Notice(f"API Error: {error}", "error")
-            problem = self._stop_failure_hook(error)
-            if problem:
-                yield Notice(problem, "warning")
-            yield TurnEnd("error")
+            return self._failed(error)
         except KeyboardInterrupt:
-            yield Notice("Interrupted", "warning")
-            yield TurnEnd("interrupted")
+            return iter([Notice("Interrupted", "warning"), TurnEnd("interrupted")])
         except Exception as error:  # the safety net: our own bugs end the turn, not the session
-            yield Notice(f"Internal error: {type(error).__name__}: {error}", "error")
-            yield TurnEnd("internal_error")
-        finally:
-            self.repair_history()
+            return iter([Notice(f"Internal error: {type(error).__name__}: {error}", "error"), TurnEnd("internal_error")])
+        return None
+
+    def _failed(self, error: ModelError) -> Iterator[Event]:
+        yield Notice(f"API Error: {error}", "error")
+        problem = self._stop_failure_hook(error)
+        if problem:
+            yield Notice(problem, "warning")
+        yield TurnEnd("error")
 
     def _loop(self) -> Generator[Event, None, None]:
         for _ in range(self.settings.max_steps):
             reply = yield from self._call_model()
-            if reply.message["content"]:
-                self.messages.append(history_message(reply.message))
+            kept = history_message(reply.message)
+            if kept["content"]:
+                self.messages.append(kept)
             yield MessageDone(reply.message, reply.stop_reason, reply.usage)
             tool_uses = [b for b in reply.message["content"] if b["type"] == "tool_use"]
             if reply.stop_reason == "tool_use" and tool_uses:
@@ -264,11 +280,22 @@ class Agent:
 def history_message(message: dict[str, Any]) -> dict[str, Any]:
     """``message`` as the API accepts it back: a tool_use input that is not an object
     (the model streamed ``[1, 2]``) becomes ``{}``; the tool still sees the original
-    and its error result tells the model what was wrong."""
+    and its error result tells the model what was wrong. Trailing thinking blocks
+    (max_tokens hit while thinking) go, as the API refuses an assistant message that
+    ends in one; so does trailing whitespace of the last text, which the API refuses
+    when the message is sent back last (after pause_turn)."""
     content = [
         dict(b, input={}) if b["type"] == "tool_use" and not isinstance(b.get("input"), dict) else b
         for b in message["content"]
     ]
+    while content:
+        last = content[-1]
+        if last["type"] in ("thinking", "redacted_thinking") or (last["type"] == "text" and not last["text"].strip()):
+            content.pop()
+        elif last["type"] == "text" and last["text"] != last["text"].rstrip():
+            content[-1] = dict(last, text=last["text"].rstrip())
+        else:
+            break
     return dict(message, content=content)
 
 

@@ -74,11 +74,12 @@ class AnthropicClient:
         everything else (status errors, dropped connections, bad JSON) comes from
         the SDK and httpx2 unchanged.
         """
-        started = False
+        started = stopped = False
         with self.client.beta.messages.stream(**self.request_options(messages, tools)) as stream:
             try:
                 for event in stream:
                     started = started or event.type == "message_start"
+                    stopped = stopped or event.type == "message_stop"
                     if event.type == "content_block_delta" and event.delta.type == "text_delta":
                         yield TextDelta(event.delta.text)
             except IndexError as exc:  # the SDK looks blocks up by the events' index: out of order
@@ -86,7 +87,7 @@ class AnthropicClient:
             if not started:  # the SDK would fail an assert in get_final_message
                 raise IncompleteStreamError("the stream ended before message_start")
             final = stream.get_final_message()
-        if final.stop_reason is None:
+        if final.stop_reason is None or not stopped:  # message_delta may have come, message_stop not
             raise IncompleteStreamError("the stream ended before message_stop")
         usage = {k: v for k, v in final.usage.model_dump().items() if isinstance(v, int)}
         blocks = [block_param(b) for b in final.content]

@@ -6,12 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import httpcore2  # noqa: F401 -- loaded before pytester's in-process runs snapshot sys.modules
 import pytest
+import vcr  # noqa: F401 -- likewise: a copy imported inside a run would not match httpx2's exception map
 
 from harness.adapters import mini_agent_factory
 from harness.replies import Reply
 from harness.transport import ScenarioTransport, sync_client
 from mini_agent.events import Notice, ToolResult, TurnEnd
+from mini_agent.loop import Agent
 from mini_agent.settings import Settings
 
 

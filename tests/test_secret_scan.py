@@ -123,3 +123,20 @@ def test_scan_command_exits_0_when_clean_and_2_on_a_missing_path(tmp_path, capsy
 def test_the_shipped_cassettes_hold_no_secrets():
     findings = scan_paths([ROOT / "cassettes"])
     assert findings == [], "\n".join(map(str, findings))
+
+
+def test_a_recorded_response_keeps_only_allowlisted_headers_and_a_readable_body():
+    from harness.scrub import scrub_response
+
+    response = {
+        "status": {"code": 529, "message": "Overloaded"},
+        "headers": {
+            "Content-Type": ["application/json"], "Content-Encoding": ["gzip"], "retry-after": ["2"],
+            "request-id": ["req_011CX"], "anthropic-organization-id": ["b320df16"], "set-cookie": ["_cfuvid=abc"],
+            "cf-ray": ["9e77d7154a79ccf8-SJC"],
+        },
+        "body": {"string": gzip.compress(b'{"type": "error", "request_id": "req_011CX", "echo": "' + KEY.encode() + b'"}')},
+    }
+    scrubbed = scrub_response(response)
+    assert scrubbed["headers"] == {"Content-Type": ["application/json"], "retry-after": ["2"]}
+    assert scrubbed["body"]["string"] == b'{"type": "error", "request_id": "<redacted>", "echo": "<redacted>"}'

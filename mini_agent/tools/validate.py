@@ -101,8 +101,14 @@ def _type_check(name: str) -> Callable[[Any], bool]:
 
 
 def _same(value: Any, option: Any) -> bool:
-    """JSON equality at the top level: ``True`` is not ``1``, ``1`` is ``1.0``."""
-    return value == option and isinstance(value, bool) == isinstance(option, bool)
+    """JSON equality all the way down: ``true`` is not ``1`` (nor ``[true]`` ``[1]``), ``1`` is ``1.0``."""
+    if isinstance(value, bool) or isinstance(option, bool):
+        return type(value) is type(option) and value == option
+    if isinstance(value, dict) and isinstance(option, dict):
+        return value.keys() == option.keys() and all(_same(value[k], option[k]) for k in value)
+    if isinstance(value, list) and isinstance(option, list):
+        return len(value) == len(option) and all(map(_same, value, option))
+    return value == option
 
 
 def _json_type(value: Any) -> str:

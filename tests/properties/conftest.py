@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, settings
 settings.register_profile(
     "ci",
     derandomize=True,
-    max_examples=30,
+    max_examples=100,
     stateful_step_count=6,
     deadline=None,
     print_blob=True,

@@ -73,3 +73,10 @@ def test_for_any_schema_valid_inputs_pass_and_near_misses_fail(data: st.DataObje
     schema = data.draw(input_schemas(), label="schema")
     assert validate(schema, data.draw(tool_inputs(schema), label="valid")) == []
     assert validate(schema, data.draw(invalid_tool_inputs(schema), label="near miss")) != []
+
+
+def test_enum_compares_nested_values_as_json() -> None:
+    """Found by the property above: ``{"": 0}`` passed for ``enum: [{"": false}]``."""
+    assert validate({"enum": [{"": False}]}, {"": 0}) != []
+    assert validate({"enum": [[1]]}, [True]) != []
+    assert validate({"enum": [[1, {"a": 2}]]}, [1.0, {"a": 2}]) == []

@@ -1,0 +1,55 @@
+"""Checks on a run's final history that the always-on invariants make only indirectly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.invariants import failed
+from harness.runner import Outcome
+from harness.sse import final_message
+
+OMITTED_THINKING = "(earlier reasoning omitted)"  # what mini_agent leaves when a fallback drops thinking
+
+
+def tool_uses_answered_once(outcome: Outcome) -> list[str]:
+    """Every tool_use has exactly one tool_result, in the message right after it."""
+    history = outcome.history or []
+    problems = []
+    for index, message in enumerate(history):
+        if message["role"] != "assistant" or not isinstance(message["content"], list):
+            continue
+        ids = [b["id"] for b in message["content"] if b.get("type") == "tool_use"]
+        following = history[index + 1]["content"] if index + 1 < len(history) else []
+        answers = [b.get("tool_use_id") for b in following if isinstance(following, list) and b.get("type") == "tool_result"]
+        for tool_id in ids:
+            if answers.count(tool_id) != 1:
+                problems.append(f"history: tool_use {tool_id} (message {index}) has {answers.count(tool_id)} tool_result(s) after it")
+    return problems
+
+
+def no_partial_messages(outcome: Outcome) -> list[str]:
+    """Every assistant message in the history is an answer that arrived whole: its
+    tool_use ids and texts come from requests that did not fail."""
+    complete: list[list[dict[str, Any]]] = [
+        final_message(r.plan.events)["content"] for r in outcome.requests if r.plan is not None and not failed(r) and r.plan.events
+    ]  # (a request whose tool JSON the SDK cannot parse counts as failed)
+    ids = {b["id"] for content in complete for b in content if b.get("type") == "tool_use"}
+    texts = {b["text"].rstrip() for content in complete for b in content if b.get("type") == "text"}
+    thoughts = {b["thinking"] for content in complete for b in content if b.get("type") == "thinking"}
+    problems = []
+    for index, message in enumerate(outcome.history or []):
+        if message["role"] != "assistant" or not isinstance(message["content"], list):
+            continue
+        for block in message["content"]:
+            kind = block.get("type")
+            partial = (
+                (kind == "tool_use" and block["id"] not in ids)
+                or (kind == "text" and block["text"].rstrip() not in texts and block["text"] != OMITTED_THINKING)
+                or (kind == "thinking" and block["thinking"] not in thoughts)
+            )
+            if partial:
+                problems.append(f"history: message {index} holds a {kind} block from no complete answer: {str(block)[:120]}")
+    return problems
+
+
+HISTORY_CHECKS = (tool_uses_answered_once, no_partial_messages)

@@ -1,0 +1,63 @@
+"""Layers 1 and 3 under any fault schedule and any interruption: whatever happens, the
+turn ends, retries resend the same request, nothing follows a fatal error, each turn
+makes the requests its schedule foretells, and the history stays valid for the next
+request (the probe turn's request is checked too)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import example, given
+
+from harness.found import run_and_record
+from harness.invariants import failed
+from harness.replies import Reply
+from harness.runner import run_scenario
+from harness.scenario import Interrupt, Scenario, Turn
+from harness.strategies import scenarios
+
+from .budget import examples
+from .history_checks import HISTORY_CHECKS
+
+
+def found(about: str, *replies: Reply, interrupt: Interrupt | None = None, **expect: object) -> Scenario:
+    """A counterexample these properties found, kept as an explicit example."""
+    return Scenario(about, about, Path("found.yaml"), (Turn("Fix the bug", replies, interrupt, dict(expect)),))
+
+
+MAX_TOKENS_WHILE_THINKING = found("thinking is the last block", Reply(message={"thinking": "", "stop_reason": "max_tokens"}))
+PAUSE_TURN_WITH_TRAILING_SPACE = found(
+    "pause_turn text ends in a newline",
+    Reply(message={"text": "Searching\n", "stop_reason": "pause_turn"}),
+    Reply(message={"text": "Done."}),
+    requests=2,
+)
+END_AFTER_MESSAGE_DELTA = found(
+    "the stream ends after message_delta", Reply(message={"text": "Hi"}, end_early=5), Reply(message={"text": "Hi"}), requests=2
+)
+CTRL_C_AT_THE_ERROR_NOTICE = found("Ctrl+C at the error notice", Reply(error="authentication"), interrupt=Interrupt(at_event=1))
+
+
+@example(MAX_TOKENS_WHILE_THINKING)
+@example(PAUSE_TURN_WITH_TRAILING_SPACE)
+@example(END_AFTER_MESSAGE_DELTA)
+@examples(1)
+@given(scenarios(interrupts=False))
+def test_any_fault_schedule_ends_the_turn_with_a_valid_history(scenario: Scenario) -> None:
+    run_and_record(scenario, checks=HISTORY_CHECKS)
+
+
+@example(CTRL_C_AT_THE_ERROR_NOTICE)
+@examples(1)
+@given(scenarios(interrupts=True))
+def test_any_interruption_point_leaves_a_valid_history(scenario: Scenario) -> None:
+    run_and_record(scenario, checks=HISTORY_CHECKS)
+
+
+def test_tool_json_the_sdk_cannot_parse_is_a_failed_request() -> None:
+    """Found by the properties: the invariants took it for a complete answer, so the
+    retry after it was never compared with the original."""
+    broken = Reply(message={"tool_use": {"name": "Read", "json": [" ", '{"file_path": "a.txt"}']}})
+    outcome = run_scenario(found("broken tool JSON", broken, Reply(message={"text": "Done."}), requests=2))
+    assert outcome.problems == []
+    assert [failed(r) for r in outcome.requests] == [True, False, False]

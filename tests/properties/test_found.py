@@ -1,0 +1,203 @@
+"""Counterexamples become scenario files: the YAML writer round-trips through the
+loader, and a property that catches a broken agent leaves a file that ``harness run``
+fails on in the same way."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import harness.runner
+from harness import cli
+from harness.adapters import AgentFactory, mini_agent_factory
+from harness.found import FOUND_DIR_VARIABLE, Counterexample, run_and_record
+from harness.replies import CONNECTION_FAULTS, Cut, Drip, ErrorEvent, Insert, Reply, Stall
+from harness.runner import settings_for
+from harness.scenario import END_REASONS, Interrupt, Scenario, Turn, load_scenario
+from harness.scenario_yaml import dump_scenario, without_positions, write_scenario
+from harness.strategies import fault_schedules, interruption_points, json_values, model_texts, scenarios, user_lines, workspaces
+from mini_agent.loop import Agent
+
+from .budget import examples
+
+FOLDER = Path(tempfile.mkdtemp(prefix="properties-yaml-"))
+SMALL = st.integers(0, 12)
+TEXT = st.text(max_size=30)
+
+
+def round_trip(scenario: Scenario) -> Scenario:
+    return load_scenario(write_scenario(scenario, FOLDER / "scenario.yaml"))
+
+
+@examples(1)
+@given(scenarios())
+def test_generated_scenarios_survive_the_yaml_round_trip(scenario: Scenario) -> None:
+    assert without_positions(round_trip(scenario)) == without_positions(scenario)
+
+
+# Every field of the format, whether or not it would play: the writer must say it all.
+cuts = st.one_of(
+    st.builds(Cut, after_event=SMALL, how=st.sampled_from(["fin", "rst"])),
+    st.builds(Cut, in_event=SMALL, how=st.sampled_from(["fin", "rst"])),
+    st.builds(Cut, after_bytes=st.integers(0, 10_000)),
+    st.builds(Cut, in_char=SMALL),
+)
+messages = st.fixed_dictionaries(
+    {"text": model_texts()},
+    optional={
+        "tool_use": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["Read", "Bash"]), "input": st.dictionaries(TEXT, json_values())}), max_size=2),
+        "thinking": TEXT,
+        "stop_reason": st.sampled_from(["end_turn", "pause_turn", "refusal"]),
+        "usage": st.dictionaries(st.sampled_from(["input_tokens", "output_tokens"]), st.integers(0, 10**6)),
+    },
+)
+any_replies = st.one_of(
+    st.builds(
+        Reply,
+        message=messages,
+        cut=st.none() | cuts,
+        error_event=st.none() | st.builds(ErrorEvent, SMALL) | st.builds(ErrorEvent, SMALL, st.sampled_from(["api_error", "invalid_request_error"]), TEXT),
+        end_early=st.none() | SMALL,
+        bad_data=st.none() | SMALL,
+        stall=st.none() | st.builds(Stall, SMALL) | st.builds(Stall, SMALL, st.floats(0, 1000)),
+        drip=st.none() | st.builds(Drip, st.integers(1, 100), st.floats(0, 1)),
+        pings=SMALL,
+        insert=st.lists(st.builds(Insert, SMALL, st.fixed_dictionaries({"type": st.just("future_event"), "x": json_values()})), max_size=2).map(tuple),
+        duplicate=st.none() | SMALL,
+        swap=st.none() | SMALL,
+        interrupt=st.none() | SMALL,
+    ),
+    st.builds(
+        Reply,
+        error=st.sampled_from(["overloaded", "rate_limit"]) | st.integers(400, 599),
+        message_text=st.none() | TEXT,
+        body=st.none() | TEXT,
+        headers=st.dictionaries(st.sampled_from(["retry-after", "x-should-retry", "retry-after-ms"]), st.text(max_size=10)),
+    ),
+    st.builds(Reply, connection=st.sampled_from(CONNECTION_FAULTS)),
+    st.builds(Reply, events=st.lists(st.fixed_dictionaries({"type": st.sampled_from(["message_start", "ping"]), "n": json_values()}), max_size=3)),
+)
+turns = st.builds(
+    Turn,
+    user=user_lines(),
+    replies=st.lists(any_replies, max_size=3).map(tuple),
+    interrupt=st.none() | st.builds(Interrupt, at_event=SMALL, close=st.booleans()) | st.builds(Interrupt, tool=st.sampled_from(["Bash", "Read"]), close=st.booleans()),
+    expect=st.fixed_dictionaries({}, optional={"requests": SMALL, "end": st.sampled_from(END_REASONS), "notices": st.lists(TEXT, max_size=2)}),
+)
+every_field = st.builds(
+    Scenario,
+    name=TEXT.filter(str.strip),
+    about=TEXT,
+    path=st.just(Path("x.yaml")),
+    turns=st.lists(turns, min_size=1, max_size=2).map(tuple),
+    settings=st.fixed_dictionaries({}, optional={"max_retries": SMALL, "retry_budget": st.floats(0, 1e6), "fallbacks": st.booleans(), "system": TEXT}),
+    workspace=workspaces(),
+    expect=st.fixed_dictionaries({}, optional={"requests": SMALL, "files": st.dictionaries(st.sampled_from(["a.txt", "b/c.md"]), TEXT | st.just({"absent": True}))}),
+    probe=st.booleans(),
+)
+
+
+@examples(2)
+@given(every_field)
+def test_every_field_of_the_format_survives_the_yaml_round_trip(scenario: Scenario) -> None:
+    assert without_positions(round_trip(scenario)) == without_positions(scenario)
+
+
+def test_the_yaml_reads_like_a_hand_written_scenario() -> None:
+    scenario = Scenario(
+        "demo", "Two faults.", Path("demo.yaml"),
+        (Turn("Hi", (Reply(error="overloaded", headers={"retry-after": "2"}), Reply(message={"text": "Hello"}, cut=Cut(after_event=3)),
+                     Reply(message={"text": "Hello"})), expect={"requests": 3}),),
+        settings={"max_retries": 2},
+    )
+    assert dump_scenario(scenario) == (
+        "name: demo\n"
+        "about: Two faults.\n"
+        "settings: {max_retries: 2}\n"
+        "turns:\n"
+        "- user: Hi\n"
+        "  replies:\n"
+        "  - error: overloaded\n"
+        "    headers: {retry-after: '2'}\n"
+        "  - {text: Hello, cut: 3}\n"
+        "  - {text: Hello}\n"
+        "  expect: {requests: 3}\n"
+    )
+
+
+# -- a broken agent is caught, saved, and fails the same way under `harness run` ---------
+
+
+class ForgetfulAgent(Agent):
+    """mini_agent with layer 3's repair switched off: an interrupted tool call stays
+    unanswered."""
+
+    def repair_history(self) -> None:
+        pass
+
+
+def forgetful(scenario: Scenario) -> AgentFactory:
+    return mini_agent_factory(settings_for(scenario), agent_class=ForgetfulAgent)
+
+
+@st.composite
+def ctrl_c_as_a_tool_is_called(draw: st.DrawFn) -> Scenario:
+    schedule = draw(fault_schedules(max_retries=0, max_replies=2))
+    turn = schedule.interrupted(draw(interruption_points(kinds=("tool",)))).turn("Fix the bug")
+    return Scenario("ctrl-c-as-a-tool-is-called", "", Path("x.yaml"), (turn,), settings={"max_retries": 0})
+
+
+def test_a_broken_agent_is_caught_and_saved_as_a_scenario_harness_run_replays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(FOUND_DIR_VARIABLE, str(tmp_path))
+
+    @settings(max_examples=100, derandomize=True, database=None, report_multiple_bugs=False)
+    @given(ctrl_c_as_a_tool_is_called())
+    def history_stays_valid(scenario: Scenario) -> None:
+        run_and_record(scenario, factory_for=forgetful)
+
+    with pytest.raises(Counterexample) as caught:
+        history_stays_valid()
+    saved = caught.value.path
+    assert saved is not None and saved.parent == tmp_path and saved.exists()
+    first_problem = load_scenario(saved).about.split(": ", 1)[1]
+    assert "tool_use" in first_problem or "non-empty content" in first_problem
+
+    with monkeypatch.context() as patch:  # `harness run`, with the same broken agent
+        patch.setattr(harness.runner, "mini_agent_factory", lambda settings, **options: mini_agent_factory(settings, agent_class=ForgetfulAgent))
+        assert cli.main(["run", str(saved)]) == 1
+    assert f"✗ {first_problem}" in capsys.readouterr().out
+    assert cli.main(["run", str(saved)]) == 0  # mini_agent itself repairs the history
+
+
+# -- the folder can be named on the command line -------------------------------------------
+
+pytest_plugins = ["pytester"]
+
+FAILING_TEST = '''
+from pathlib import Path
+
+from harness.found import run_and_record
+from harness.replies import Reply
+from harness.scenario import Scenario, Turn
+
+
+def test_too_few_replies():
+    read = Reply(message={"tool_use": {"name": "Read", "input": {"file_path": "a.txt"}}})
+    run_and_record(Scenario("too-few", "One reply for two requests.", Path("x.yaml"), (Turn("Read it", (read,)),)))
+'''
+
+
+def test_the_found_folder_can_be_named_on_the_command_line(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(FOUND_DIR_VARIABLE, str(pytester.path / "not-here"))  # the option wins; restored afterwards
+    pytester.makepyfile(test_failing=FAILING_TEST)
+    result = pytester.runpytest("-p", "harness.pytest_plugin", "-p", "no:hypothesispytest", "--harness-found-dir", "found")
+    result.assert_outcomes(failed=1)
+    [saved] = (pytester.path / "found").glob("*.yaml")
+    assert saved.name.startswith("test_too_few_replies-")
+    assert "the agent made request 2 but turn 1 has 1 replies" in load_scenario(saved).about

@@ -1,0 +1,118 @@
+"""A whole mini_agent session as a state machine: user lines under fault schedules,
+interrupted turns and tool calls, in any order; after every step the history must be
+one the API accepts. A failing run is saved as a scenario of the steps taken."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterator
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from harness.adapters import mini_agent_factory
+from harness.api_rules import check_history
+from harness.clock import VirtualClock
+from harness.found import save_counterexample
+from harness.replies import Reply
+from harness.responder import Responder
+from harness.runner import settings_for
+from harness.scenario import Scenario, Turn
+from harness.strategies import BIG_BUDGET, Schedule, fault_schedules, interruption_points, replies, tool_calls, user_lines
+from harness.transport import ScenarioTransport, sync_client
+
+MAX_RETRIES = 2
+WORKSPACE = {"notes.txt": "alpha\nbeta\n", "src/app.py": "print('hi')\n"}
+
+
+class AgentSession(RuleBasedStateMachine):
+    """mini_agent, its fake API and the turns so far (as a scenario, for replay)."""
+
+    @initialize()
+    def start(self) -> None:
+        self.folder = tempfile.TemporaryDirectory(prefix="properties-session-")
+        workspace = Path(self.folder.name)
+        for name, text in WORKSPACE.items():
+            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / name).write_text(text)
+        self.scenario = Scenario(
+            name="session",
+            about="A session built by tests/properties/test_session_machine.py.",
+            path=Path("session.yaml"),
+            turns=(),
+            settings={"max_retries": MAX_RETRIES, "retry_budget": BIG_BUDGET},
+            workspace=WORKSPACE,
+        )
+        self.responder = Responder(clock=VirtualClock())
+        transport = ScenarioTransport(self.responder)
+        settings = settings_for(self.scenario)
+        self.agent = mini_agent_factory(settings)(sync_client(transport), self.responder.clock, workspace)
+
+    def teardown(self) -> None:
+        if hasattr(self, "folder"):
+            self.folder.cleanup()
+
+    # -- rules ------------------------------------------------------------------------
+
+    @rule(user=user_lines(), schedule=fault_schedules(max_retries=MAX_RETRIES, max_replies=4))
+    def user_line_under_faults(self, user: str, schedule: Schedule) -> None:
+        self.play(schedule.turn(user))
+
+    @rule(user=user_lines(), schedule=fault_schedules(max_retries=MAX_RETRIES, max_replies=3), point=interruption_points())
+    def interrupted_turn(self, user: str, schedule: Schedule, point: Any) -> None:
+        self.play(schedule.interrupted(point).turn(user))
+
+    @rule(user=user_lines(), calls=st.lists(tool_calls(), min_size=1, max_size=2), answer=replies(final=True))
+    def tool_call(self, user: str, calls: list[dict[str, Any]], answer: Reply) -> None:
+        self.play(Turn(user, (Reply(message={"tool_use": calls}), answer)))
+
+    # -- invariants -------------------------------------------------------------------
+
+    @invariant()
+    def history_is_valid(self) -> None:
+        if not getattr(self, "agent", None) or not self.agent.messages:
+            return
+        problems = [str(v) for v in check_history(self.agent.messages)]
+        problems += self.responder.problems
+        if problems:
+            path = save_counterexample(self.scenario, problems)
+            raise AssertionError("\n".join([*problems, f"saved as {path}" if path else ""]))
+
+    # -- driving a turn ---------------------------------------------------------------
+
+    def play(self, turn: Turn) -> None:
+        self.responder.queue(turn.replies, f"turn {len(self.scenario.turns) + 1}")
+        first = len(self.responder.requests)
+        events = list(drive(self.agent, turn))  # run_turn must not raise
+        made = len(self.responder.requests) - first
+        if turn.interrupt and turn.interrupt.at_event is not None and made < len(turn.replies):
+            turn = replace(turn, replies=turn.replies[:made])  # Ctrl+C came first: replay without the rest
+        self.scenario = replace(self.scenario, turns=(*self.scenario.turns, turn))
+        assert type(events[-1]).__name__ == "TurnEnd" or (turn.interrupt and turn.interrupt.close), events[-3:]
+
+
+def drive(agent: Any, turn: Turn) -> Iterator[Any]:
+    """The turn's events, with its Ctrl+C or closed generator, as the REPL would see them."""
+    interrupt = turn.interrupt
+    events = agent.run_turn(turn.user)
+    for count, event in enumerate(events, 1):
+        yield event
+        hit = interrupt and (
+            count == interrupt.at_event
+            or (type(event).__name__ == "ToolCall" and event.name == interrupt.tool)
+        )
+        if hit:
+            if interrupt.close:
+                events.close()
+                return
+            try:
+                yield events.throw(KeyboardInterrupt)
+            except StopIteration:
+                return
+            yield from events
+            return
+
+
+TestAgentSession = AgentSession.TestCase

@@ -1,0 +1,231 @@
+"""Replay: a cassette drives mini_agent offline, network blocked, through vcrpy or the
+harness's indexed transport, and the transcript is the recording's; a request that
+differs fails with a diff of the two bodies; sync and async clients alike.
+And the whole loop: record → scan → replay → overlay."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from pathlib import Path
+
+import anthropic
+import httpx2
+import pytest
+
+from harness import cassette_replay
+from harness.cassette_bodies import load_cassette
+from harness.cassette_replay import (
+    AsyncCassetteTransport,
+    CassetteTransport,
+    NetworkBlocked,
+    ReplayMismatch,
+    block_network,
+    body_diff,
+)
+from harness.cli import main
+from harness.record import record_over_loopback
+from harness.replay import lines_from_cassette, replay_session, settings_from_cassette
+from harness.runner import run_scenario
+from harness.scenario import load_scenario
+from harness.secret_scan import scan_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted((ROOT / "cassettes" / "sources").glob("*.yaml"))
+CONFORMANCE = ROOT / "cassettes" / "conformance" / "llm-anthropic"
+ENGINES = ("harness", "vcr")
+
+
+def workspace_for(source: Path, folder: Path) -> Path:
+    """The source scenario's files in ``folder``: what the recording's tools saw."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in load_scenario(source).workspace.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(content)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
+    """Each source recorded afresh over the loopback socket: (cassette, transcript)."""
+    folder = tmp_path_factory.mktemp("recorded")
+    return {s.stem: (r.path, r.transcript) for s in SOURCES for r in [record_over_loopback(s, folder / s.name)]}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
+def test_replay_gives_the_transcript_of_the_recording(source, engine, recordings, tmp_path):
+    cassette, transcript = recordings[source.stem]
+    replayed = replay_session(cassette, engine=engine, cwd=workspace_for(source, tmp_path / "work"))
+    assert replayed.transcript == transcript
+    assert replayed.unused == [] and replayed.requests == len(load_cassette(cassette))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_shipped_cassettes_replay_too(engine, recordings, tmp_path):
+    for source in SOURCES:
+        replayed = replay_session(ROOT / "cassettes" / source.name, engine=engine, cwd=workspace_for(source, tmp_path / source.stem))
+        assert replayed.transcript == recordings[source.stem][1]
+
+
+def test_recorded_retries_replay_with_their_waits(recordings, tmp_path):
+    cassette, transcript = recordings["loopback_overloaded_then_answer"]
+    assert "Retrying in 2.0s · attempt 1/5" in transcript and "Retrying in 1.0s · attempt 2/5" in transcript
+    assert replay_session(cassette, cwd=tmp_path).transcript == transcript
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_request_that_differs_fails_with_a_diff_of_the_bodies(engine, recordings, tmp_path):
+    cassette, _ = recordings["loopback_read_readme"]
+    (tmp_path / "README.md").write_text("# pelican-tools\n\nNow about herons.\n")
+    shown: list[str] = []
+    with pytest.raises(ReplayMismatch) as raised:
+        replay_session(cassette, engine=engine, cwd=tmp_path, write=shown.append)
+    assert "".join(shown).count("does not match") == 1  # the agent showed it once, did not retry
+    message = str(raised.value)
+    assert "request 2 (POST /v1/messages) does not match" in message
+    assert "expected interaction 2 of 2" in message
+    assert "-" in message and "Small helpers for naming pet pelicans." in message
+    assert "+" in message and "Now about herons." in message
+
+
+def test_order_matching_serves_the_recording_whatever_the_bodies(recordings, tmp_path):
+    cassette, _ = recordings["loopback_read_readme"]
+    (tmp_path / "README.md").write_text("# pelican-tools\n\nNow about herons.\n")
+    for engine in ENGINES:
+        replayed = replay_session(cassette, engine=engine, match_on="order", cwd=tmp_path)
+        assert "Now about herons." in replayed.transcript and "It is pelican-tools" in replayed.transcript
+
+
+def test_harness_replay_command_prints_the_transcript_or_the_diff(recordings, tmp_path, capsys):
+    cassette, transcript = recordings["loopback_read_readme"]
+    work = workspace_for(SOURCES[[s.stem for s in SOURCES].index("loopback_read_readme")], tmp_path / "work")
+    assert main(["replay", str(cassette), "--cwd", str(work)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(transcript) and "2 request(s) replayed" in out
+    (work / "README.md").write_text("changed\n")
+    assert main(["replay", str(cassette), "--cwd", str(work), "--engine", "vcr"]) == 1
+    assert "+" in capsys.readouterr().err
+
+
+def test_plain_vcrpy_replays_a_harness_cassette(recordings):
+    import vcr
+
+    cassette, _ = recordings["loopback_read_readme"]
+    first = json.loads(load_cassette(cassette)[0]["request"]["body"])
+    client = anthropic.Anthropic(api_key="k", base_url="http://127.0.0.1:1", max_retries=0)
+    with vcr.use_cassette(str(cassette), record_mode="none", match_on=("method", "path", "body")):
+        with client.beta.messages.stream(**{k: v for k, v in first.items() if k != "stream"}) as stream:
+            final = stream.get_final_message()
+    assert [block.type for block in final.content] == ["text", "tool_use"] and final.stop_reason == "tool_use"
+
+
+def test_lines_and_settings_are_read_from_the_recorded_requests(recordings):
+    interactions = load_cassette(recordings["loopback_write_then_check"][0])
+    assert lines_from_cassette(interactions) == [
+        "Create notes.txt with a shopping list of three items.",
+        "Check that the file has three lines.",
+    ]
+    settings = settings_from_cassette(interactions)
+    assert settings.model == "claude-opus-5-5" and settings.max_tokens == 8192 and settings.fallbacks is True
+
+
+def test_the_network_is_blocked_during_a_replay():
+    with block_network() as attempts, pytest.raises(NetworkBlocked):
+        socket.create_connection(("127.0.0.1", 9), timeout=1)
+    assert attempts == [("127.0.0.1", 9)]
+    with socket.socket() as sock:  # and restored afterwards (a refused connect, not a block)
+        assert sock.connect_ex(("127.0.0.1", 9)) != 0
+
+
+def test_a_cassette_that_runs_out_says_so(recordings, tmp_path):
+    cassette, _ = recordings["loopback_overloaded_then_answer"]
+    transport = CassetteTransport(cassette)
+    client = anthropic.Anthropic(api_key="k", max_retries=0, http_client=httpx2.Client(transport=transport))
+    body = json.loads(load_cassette(cassette)[0]["request"]["body"])
+    for _ in range(2):  # the two recorded 529s for the same body, in their order
+        with pytest.raises(anthropic.InternalServerError):
+            client.post("/v1/messages", body=body, cast_to=object)
+    client.post("/v1/messages", body=body, cast_to=object)
+    with pytest.raises(anthropic.BadRequestError) as raised:  # a 400 that says why: no retry
+        client.post("/v1/messages", body=body, cast_to=object)
+    assert "harness replay: request 4 (POST /v1/messages)" in str(raised.value)
+    assert "all 3 recorded interactions have been played" in str(raised.value)
+    assert raised.value.response.headers["x-should-retry"] == "false"
+    assert transport.unused == [] and len(transport.mismatches) == 1
+
+
+def stream_final(client: anthropic.Anthropic) -> dict:
+    with client.messages.stream(model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}]) as stream:
+        return stream.get_final_message().model_dump()
+
+
+async def astream_final(client: anthropic.AsyncAnthropic) -> dict:
+    async with client.messages.stream(model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}]) as stream:
+        return (await stream.get_final_message()).model_dump()
+
+
+@pytest.mark.parametrize("name", ["test_tools", "test_stream_events_thinking"])
+def test_real_gzip_recordings_replay_the_same_for_sync_and_async_clients(name):
+    path = CONFORMANCE / f"{name}.yaml"
+    sync = anthropic.Anthropic(api_key="k", max_retries=0, http_client=httpx2.Client(transport=CassetteTransport(path, match_on="order")))
+    transport = AsyncCassetteTransport(path, match_on="order")
+    async_client = anthropic.AsyncAnthropic(api_key="k", max_retries=0, http_client=httpx2.AsyncClient(transport=transport))
+    final = stream_final(sync)
+    assert final["stop_reason"] in ("tool_use", "end_turn") and final["content"]
+    assert asyncio.run(astream_final(async_client)) == final
+
+
+def test_the_index_is_linear_in_the_length_of_the_session(monkeypatch):
+    interactions = [
+        {
+            "request": {"method": "POST", "uri": "http://x/v1/messages", "body": json.dumps({"n": n})},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": f'{{"n": {n}}}'}},
+        }
+        for n in range(400)
+    ]
+    calls = 0
+    canonical = cassette_replay._canonical
+
+    def counting(body):
+        nonlocal calls
+        calls += 1
+        return canonical(body)
+
+    monkeypatch.setattr(cassette_replay, "_canonical", counting)
+    client = httpx2.Client(transport=CassetteTransport(interactions), base_url="http://x")
+    for n in reversed(range(400)):  # any order: matching is by body
+        assert client.post("/v1/messages", json={"n": n}).json() == {"n": n}
+    assert calls == 800  # once per recorded request, once per request sent: no n² matching
+
+
+def test_body_diff_shows_where_long_lines_differ():
+    long = "x" * 1000
+    diff = body_diff(json.dumps({"text": long + "a" + long}), json.dumps({"text": long + "b" + long}))
+    minus, plus = [line for line in diff.splitlines() if line[:1] in "-+" and line[:3] not in ("---", "+++")]
+    assert "a" in minus and "b" in plus and len(minus) < 300 and minus.startswith("-…")
+
+
+def test_record_scan_replay_overlay_end_to_end(tmp_path):
+    source = SOURCES[[s.stem for s in SOURCES].index("loopback_write_then_check")]
+    cassette = tmp_path / "cassettes" / "session.yaml"
+    recorded = record_over_loopback(source, cassette)  # record, over a real socket
+    assert scan_paths([cassette]) == []  # scan
+    for engine in ENGINES:  # replay, network blocked
+        assert replay_session(cassette, engine=engine, cwd=tmp_path / engine).transcript == recorded.transcript
+    overlay = tmp_path / "overlay.yaml"  # overlay: a cut in the recorded Write call, then the recording
+    overlay.write_text(
+        "name: cut-in-recorded-write\nabout: the recorded Write call is cut; the retry writes once\n"
+        "cassette: cassettes/session.yaml\n"
+        "turns:\n"
+        "  - user: Create notes.txt with a shopping list of three items.\n"
+        "    replies:\n      - {recorded: 1, cut: {after_event: 9, how: rst}}\n      - recorded: 1\n      - recorded: 2\n"
+        "    expect: {requests: 3, tools: [Write], end: end_turn}\n"
+        "  - user: Check that the file has three lines.\n"
+        "    replies: [{recorded: 3}, {recorded: 4}]\n"
+        "    expect: {requests: 2, tool_results: [{error: false, contains: '3'}], end: end_turn}\n"
+    )
+    outcome = run_scenario(load_scenario(overlay))
+    assert outcome.problems == []
+    assert outcome.files["notes.txt"] == "- sardines\n- mackerel\n- herring\n"
