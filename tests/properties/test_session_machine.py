@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from harness.adapters import mini_agent_factory
 from harness.api_rules import check_history
@@ -20,7 +20,7 @@ from harness.replies import Reply
 from harness.responder import Responder
 from harness.runner import settings_for
 from harness.scenario import Scenario, Turn
-from harness.strategies import BIG_BUDGET, Schedule, fault_schedules, interruption_points, replies, tool_calls, user_lines
+from harness.strategies import BIG_BUDGET, Interruption, Schedule, fault_schedules, interruption_points, replies, tool_calls, user_lines
 from harness.transport import ScenarioTransport, sync_client
 
 MAX_RETRIES = 2
@@ -30,8 +30,8 @@ WORKSPACE = {"notes.txt": "alpha\nbeta\n", "src/app.py": "print('hi')\n"}
 class AgentSession(RuleBasedStateMachine):
     """mini_agent, its fake API and the turns so far (as a scenario, for replay)."""
 
-    @initialize()
-    def start(self) -> None:
+    def __init__(self) -> None:
+        super().__init__()
         self.folder = tempfile.TemporaryDirectory(prefix="properties-session-")
         workspace = Path(self.folder.name)
         for name, text in WORKSPACE.items():
@@ -51,8 +51,7 @@ class AgentSession(RuleBasedStateMachine):
         self.agent = mini_agent_factory(settings)(sync_client(transport), self.responder.clock, workspace)
 
     def teardown(self) -> None:
-        if hasattr(self, "folder"):
-            self.folder.cleanup()
+        self.folder.cleanup()
 
     # -- rules ------------------------------------------------------------------------
 
@@ -61,7 +60,7 @@ class AgentSession(RuleBasedStateMachine):
         self.play(schedule.turn(user))
 
     @rule(user=user_lines(), schedule=fault_schedules(max_retries=MAX_RETRIES, max_replies=3), point=interruption_points())
-    def interrupted_turn(self, user: str, schedule: Schedule, point: Any) -> None:
+    def interrupted_turn(self, user: str, schedule: Schedule, point: Interruption) -> None:
         self.play(schedule.interrupted(point).turn(user))
 
     @rule(user=user_lines(), calls=st.lists(tool_calls(), min_size=1, max_size=2), answer=replies(final=True))
@@ -72,10 +71,11 @@ class AgentSession(RuleBasedStateMachine):
 
     @invariant()
     def history_is_valid(self) -> None:
-        if not getattr(self, "agent", None) or not self.agent.messages:
+        if not self.agent.messages:
             return
-        problems = [str(v) for v in check_history(self.agent.messages)]
-        problems += self.responder.problems
+        self.fail_on([str(v) for v in check_history(self.agent.messages)] + self.responder.problems)
+
+    def fail_on(self, problems: list[str]) -> None:
         if problems:
             path = save_counterexample(self.scenario, problems)
             raise AssertionError("\n".join([*problems, f"saved as {path}" if path else ""]))
@@ -85,12 +85,26 @@ class AgentSession(RuleBasedStateMachine):
     def play(self, turn: Turn) -> None:
         self.responder.queue(turn.replies, f"turn {len(self.scenario.turns) + 1}")
         first = len(self.responder.requests)
-        events = list(drive(self.agent, turn))  # run_turn must not raise
+        events: list[Any] = []
+        try:
+            events += drive(self.agent, turn)
+        except (Exception, KeyboardInterrupt) as error:
+            raised = f"run_turn raised {type(error).__name__}: {error}"
+        else:
+            raised = ""
         made = len(self.responder.requests) - first
         if turn.interrupt and turn.interrupt.at_event is not None and made < len(turn.replies):
             turn = replace(turn, replies=turn.replies[:made])  # Ctrl+C came first: replay without the rest
         self.scenario = replace(self.scenario, turns=(*self.scenario.turns, turn))
-        assert type(events[-1]).__name__ == "TurnEnd" or (turn.interrupt and turn.interrupt.close), events[-3:]
+        ends = [e.reason for e in events if type(e).__name__ == "TurnEnd"]
+        problems = [raised] if raised else []
+        if not ends and not raised and not (turn.interrupt and turn.interrupt.close):
+            problems.append(f"the turn never ended: {events[-3:]}")
+        if "requests" in turn.expect and made != turn.expect["requests"]:
+            problems.append(f"{made} requests, the schedule foretold {turn.expect}")
+        if "end" in turn.expect and ends[-1:] != [turn.expect["end"]]:
+            problems.append(f"the turn ended {ends}, the schedule foretold {turn.expect}")
+        self.fail_on(problems)
 
 
 def drive(agent: Any, turn: Turn) -> Iterator[Any]:

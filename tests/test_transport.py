@@ -1,0 +1,44 @@
+"""The in-process transport: how bytes reach the client, and when."""
+
+from __future__ import annotations
+
+import httpx2
+
+from harness.replies import Cut, Drip, Reply
+from harness.transport import ScenarioTransport
+
+REQUEST = b'{"model": "m", "max_tokens": 10, "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
+
+
+def chunks_of(reply: Reply) -> tuple[list[bytes], ScenarioTransport]:
+    transport = ScenarioTransport([reply])
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages", content=REQUEST)
+    response = transport.handle_request(request)
+    received: list[bytes] = []
+    try:
+        received.extend(response.stream)
+    except httpx2.TransportError:
+        pass
+    return received, transport
+
+
+def test_a_whole_stream_with_no_delays_arrives_in_one_read():
+    received, _ = chunks_of(Reply(message={"text": "one two three four five six seven"}))
+    assert len(received) == 1 and received[0].endswith(b"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+
+
+def test_a_drip_keeps_its_chunks_even_without_delay():
+    received, transport = chunks_of(Reply(message={"text": "hello"}, drip=Drip(chunk=16, delay=0)))
+    assert len(received) > 1 and all(len(c) == 16 for c in received[:-1])
+    assert transport.clock.now() == 0
+
+
+def test_a_drip_lets_virtual_time_pass_per_chunk():
+    received, transport = chunks_of(Reply(message={"text": "hello"}, drip=Drip(chunk=64, delay=0.5)))
+    assert transport.clock.now() == 0.5 * len(received)
+
+
+def test_a_cut_inside_an_event_keeps_the_split_frame():
+    received, _ = chunks_of(Reply(message={"text": "hello world"}, cut=Cut(in_event=3)))
+    body = b"".join(received)
+    assert not body.endswith(b"\n\n")
