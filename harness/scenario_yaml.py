@@ -37,11 +37,19 @@ def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
     if _YAML_BREAKS.intersection(text):
         style: str | None = '"'  # single quotes and blocks fold them into spaces or newlines
     else:
-        style = "|" if "\n" in text.rstrip("\n") else None  # the emitter falls back to quotes when it must
+        style = "|" if "\n" in text else None  # the emitter falls back to quotes when it must
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
 
+def _represent_dict(dumper: yaml.SafeDumper, data: dict[Any, Any]) -> yaml.MappingNode:
+    node = dumper.represent_dict(data)
+    if any(isinstance(v, str) and "\n" in v for v in data.values()):
+        node.flow_style = False  # block style, so that the text can be a literal block
+    return node
+
+
 _Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(dict, _represent_dict)
 
 
 def dump_scenario(scenario: Scenario) -> str:
