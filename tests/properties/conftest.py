@@ -3,6 +3,10 @@
 - ``ci`` (the default, and always when ``CI=true``): derandomized, so a run is
   reproducible; few enough examples to keep tests/properties under a minute on 2 cores.
 - ``thorough``: ``HYPOTHESIS_PROFILE=thorough pytest tests/properties`` for a long search.
+- ``shared``: random like ``thorough`` but shorter, saving and replaying examples through
+  the database named by ``HYPOTHESIS_SHARED_DB`` (a folder every CI machine mounts, or
+  ``redis://host:port``) beside the local ``.hypothesis/`` folder, so a counterexample
+  found on one machine is replayed first on all of them.
 
 A failing property writes its shrunk scenario to ``$HARNESS_FOUND_DIR`` (or
 ``--harness-found-dir``, default ``scenarios/found``): replay it with ``harness run FILE``.
@@ -13,6 +17,21 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase, MultiplexedDatabase
+
+
+def shared_database(where: str | None) -> ExampleDatabase:
+    """The local example database, plus the shared one ``where`` names (if any)."""
+    local = DirectoryBasedExampleDatabase(".hypothesis/examples")
+    if not where:
+        return local
+    if where.startswith("redis://"):
+        import redis  # an optional dependency: pip install redis
+        from hypothesis.extra.redis import RedisExampleDatabase
+
+        return MultiplexedDatabase(local, RedisExampleDatabase(redis.Redis.from_url(where)))
+    return MultiplexedDatabase(local, DirectoryBasedExampleDatabase(where))
+
 
 settings.register_profile(
     "ci",
@@ -30,5 +49,14 @@ settings.register_profile(
     deadline=None,
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "shared",
+    max_examples=300,
+    stateful_step_count=12,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=shared_database(os.environ.get("HYPOTHESIS_SHARED_DB")),
 )
 settings.load_profile("ci" if os.environ.get("CI") == "true" else os.environ.get("HYPOTHESIS_PROFILE", "ci"))
