@@ -229,61 +229,46 @@ class CassetteIndex:
         return mismatch
 
 
-class CassetteTransport(httpx2.BaseTransport):
+class _CassetteTransportBase:
+    def __init__(
+        self,
+        cassette: str | Path | Sequence[Mapping[str, Any]] | CassetteIndex,
+        *,
+        match_on: str = "body",
+        cwd: str | Path | None = None,
+    ) -> None:
+        self.index = cassette if isinstance(cassette, CassetteIndex) else CassetteIndex(cassette, match_on=match_on, cwd=cwd)
+
+    @property
+    def mismatches(self) -> list[ReplayMismatch]:
+        return self.index.mismatches
+
+    @property
+    def unused(self) -> list[int]:
+        return self.index.unused
+
+    def _answer(self, request: httpx2.Request, content: bytes) -> httpx2.Response:
+        try:
+            return self.index.response(self.index.take(request.method, request.url.path, content))
+        except ReplayMismatch as mismatch:
+            return mismatch_response(mismatch)
+
+
+class CassetteTransport(_CassetteTransportBase, httpx2.BaseTransport):
     """Sync transport answering from a cassette:
     ``anthropic.Anthropic(http_client=httpx2.Client(transport=CassetteTransport(path)))``.
     Transports built on one CassetteIndex share its interactions (a sync and an async
     client replaying one session)."""
 
-    def __init__(
-        self,
-        cassette: str | Path | Sequence[Mapping[str, Any]] | CassetteIndex,
-        *,
-        match_on: str = "body",
-        cwd: str | Path | None = None,
-    ) -> None:
-        self.index = cassette if isinstance(cassette, CassetteIndex) else CassetteIndex(cassette, match_on=match_on, cwd=cwd)
-
-    @property
-    def mismatches(self) -> list[ReplayMismatch]:
-        return self.index.mismatches
-
-    @property
-    def unused(self) -> list[int]:
-        return self.index.unused
-
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        try:
-            return self.index.response(self.index.take(request.method, request.url.path, request.read()))
-        except ReplayMismatch as mismatch:
-            return mismatch_response(mismatch)
+        return self._answer(request, request.read())
 
 
-class AsyncCassetteTransport(httpx2.AsyncBaseTransport):
+class AsyncCassetteTransport(_CassetteTransportBase, httpx2.AsyncBaseTransport):
     """The async twin: ``anthropic.AsyncAnthropic(http_client=httpx2.AsyncClient(transport=…))``."""
 
-    def __init__(
-        self,
-        cassette: str | Path | Sequence[Mapping[str, Any]] | CassetteIndex,
-        *,
-        match_on: str = "body",
-        cwd: str | Path | None = None,
-    ) -> None:
-        self.index = cassette if isinstance(cassette, CassetteIndex) else CassetteIndex(cassette, match_on=match_on, cwd=cwd)
-
-    @property
-    def mismatches(self) -> list[ReplayMismatch]:
-        return self.index.mismatches
-
-    @property
-    def unused(self) -> list[int]:
-        return self.index.unused
-
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        try:
-            return self.index.response(self.index.take(request.method, request.url.path, await request.aread()))
-        except ReplayMismatch as mismatch:
-            return mismatch_response(mismatch)
+        return self._answer(request, await request.aread())
 
 
 def mismatch_response(mismatch: ReplayMismatch) -> httpx2.Response:

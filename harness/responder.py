@@ -15,7 +15,7 @@ from .api_rules import Violation, check_request
 from .api_rules import error_body as violations_body
 from .clock import VirtualClock
 from .replies import Reply
-from .wire import WirePlan, plan_reply
+from .wire import WirePlan, json_plan, plan_reply
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})
 DEFAULT_MODEL = "claude-opus-5-5"
@@ -102,7 +102,7 @@ class Responder:
             record.violations += self._foreign_signatures(body)
             if record.violations:
                 self.problems.extend(f"request {number}: {v}" for v in record.violations)
-                record.plan = _json_plan(400, error_body_with_id(record.violations, request_id), request_id)
+                record.plan = json_plan(400, error_body_with_id(record.violations, request_id), request_id)
                 return record.plan
         if self._served_in_queue >= len(self._queue):
             message = (
@@ -110,7 +110,7 @@ class Responder:
                 f"has {len(self._queue)} replies"
             )
             self.problems.append(message)
-            plan = _json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
+            plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
             plan.headers["x-should-retry"] = "false"
             return plan
         reply = self._queue[self._served_in_queue]
@@ -124,7 +124,7 @@ class Responder:
         except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream
             where = f"the reply on line {reply.line}" if reply.line else f"reply {self._served_in_queue} of {self._label}"
             self.problems.append(f"{where} cannot be served: {type(error).__name__}: {error}")
-            record.plan = _json_plan(500, error_body("api_error", "harness: unservable reply", request_id), request_id)
+            record.plan = json_plan(500, error_body("api_error", "harness: unservable reply", request_id), request_id)
             record.plan.headers["x-should-retry"] = "false"
             return record.plan
         self._remember_signatures(record.plan, model)
@@ -154,10 +154,6 @@ def error_body_with_id(violations: list[Violation], request_id: str) -> dict[str
     """The 400 body for a request that breaks the API's rules."""
     return dict(violations_body(violations), request_id=request_id)
 
-
-def _json_plan(status: int, body: Mapping[str, Any], request_id: str) -> WirePlan:
-    data = json.dumps(body).encode()
-    return WirePlan(status, {"content-type": "application/json", "request-id": request_id}, [data], [0.0])
 
 
 def _json_or_text(content: bytes) -> Any:

@@ -64,7 +64,7 @@ from .api_errors import error_body
 from .http11 import BadRequest, Connection, Request, finish, read_request, reset
 from .api_rules import check_request
 from .responder import Responder, error_body_with_id
-from .wire import WirePlan
+from .wire import WirePlan, json_plan
 
 SESSION_HEADER = "x-harness-session"
 SILENCE_SECONDS = 600.0  # connect_timeout / read_timeout hold the connection this long, times time_scale
@@ -255,7 +255,7 @@ class FaultServer:
                 try:
                     request = read_request(conn)
                 except BadRequest as exc:
-                    plan = _json_plan(400, error_body("invalid_request_error", str(exc)), "req_harness_bad")
+                    plan = json_plan(400, error_body("invalid_request_error", str(exc)), "req_harness_bad")
                     self._carry_out(conn, plan, keep_alive=False, chunked=False)
                     return
                 if request is None or not self._answer(conn, request):
@@ -278,7 +278,7 @@ class FaultServer:
         else:
             entry = self._entry(request, status=404, answer="not found", checked=False)
             message = f"Not found: {request.method} {request.path}"
-            plan = _json_plan(404, error_body("not_found_error", message, _request_id(entry)), _request_id(entry))
+            plan = json_plan(404, error_body("not_found_error", message, _request_id(entry)), _request_id(entry))
         self._write_log(entry)
         if plan.connection is not None:
             self._connection_fault(conn, plan.connection)
@@ -299,7 +299,7 @@ class FaultServer:
                 plan = responder.respond(request.method, request.path, request.headers, request.body)
             except Exception as exc:  # a harness bug or a reply it cannot serve: say so, do not hang up
                 message = f"harness: {type(exc).__name__}: {exc}"
-                plan = _json_plan(500, error_body("api_error", message, _request_id(entry)), _request_id(entry))
+                plan = json_plan(500, error_body("api_error", message, _request_id(entry)), _request_id(entry))
                 plan.headers["x-should-retry"] = "false"
                 responder.problems.append(message)
             record = responder.requests[-1]
@@ -323,15 +323,15 @@ class FaultServer:
         if not isinstance(body, dict):
             entry.status, entry.answer, entry.checked = 400, "not a JSON object", False
             problem = error_body("invalid_request_error", "Body must be a JSON object.", request_id)
-            return _json_plan(400, problem, request_id), entry
+            return json_plan(400, problem, request_id), entry
         violations = check_request(body, betas=_betas(request.headers))
         entry.violations = [str(v) for v in violations]
         if violations:
             entry.status, entry.answer = 400, "rejected by the oracle"
-            return _json_plan(400, error_body_with_id(violations, request_id), request_id), entry
+            return json_plan(400, error_body_with_id(violations, request_id), request_id), entry
         tokens = estimate_tokens(body)
         entry.answer = f"count_tokens {tokens}"
-        return _json_plan(200, {"input_tokens": tokens}, request_id), entry
+        return json_plan(200, {"input_tokens": tokens}, request_id), entry
 
     def _models(self, request: Request) -> tuple[WirePlan, LogEntry]:
         entry = self._entry(request, status=200, answer="", checked=False)
@@ -341,13 +341,13 @@ class FaultServer:
         if not wanted:
             entry.answer = f"{len(models)} models"
             page = {"data": models, "has_more": False, "first_id": models[0]["id"], "last_id": models[-1]["id"]}
-            return _json_plan(200, page, request_id), entry
+            return json_plan(200, page, request_id), entry
         found = next((m for m in models if m["id"] == wanted), None)
         if found is None:
             entry.status, entry.answer = 404, f"no model {wanted}"
-            return _json_plan(404, error_body("not_found_error", f"model: {wanted}", request_id), request_id), entry
+            return json_plan(404, error_body("not_found_error", f"model: {wanted}", request_id), request_id), entry
         entry.answer = f"model {wanted}"
-        return _json_plan(200, found, request_id), entry
+        return json_plan(200, found, request_id), entry
 
     def _session_key(self, request: Request) -> str:
         if SESSION_HEADER in request.headers:
@@ -486,10 +486,6 @@ def estimate_tokens(body: Mapping[str, Any]) -> int:
     text = json.dumps([body.get(k) for k in ("system", "messages", "tools")], ensure_ascii=False)
     return max(1, len(text) // 4)
 
-
-def _json_plan(status: int, body: Any, request_id: str) -> WirePlan:
-    data = json.dumps(body).encode()
-    return WirePlan(status, {"content-type": "application/json", "request-id": request_id}, [data], [0.0])
 
 
 def _json(content: bytes) -> Any:

@@ -41,6 +41,12 @@ class WirePlan:
         return b"".join(self.chunks)
 
 
+def json_plan(status: int, body: Any, request_id: str) -> WirePlan:
+    """A plain JSON answer (an error the harness itself gives)."""
+    data = json.dumps(body).encode()
+    return WirePlan(status, {"content-type": "application/json", "request-id": request_id}, [data], [0.0])
+
+
 def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: str, model: str) -> WirePlan:
     """The WirePlan for ``reply`` to a request that did (or did not) ask to stream."""
     headers = {"request-id": request_id}

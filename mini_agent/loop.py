@@ -17,7 +17,7 @@ import anthropic
 
 from .errors import ModelError, to_model_error
 from .hooks import run_stop_failure_hook
-from .events import Event, MessageDone, Notice, TextDelta, ToolCall, ToolResult, TurnEnd
+from .events import Event, MessageDone, Notice, ToolCall, ToolResult, TurnEnd
 from .model import AnthropicClient, Reply
 from .retry import RetryPolicy
 from .settings import Settings
@@ -89,7 +89,7 @@ class Agent:
                     yield from ending
                     ending = None
                 except KeyboardInterrupt:
-                    ending = iter([Notice("Interrupted", "warning"), TurnEnd("interrupted")])
+                    ending = interrupted()
         finally:
             self.repair_history()
 
@@ -104,7 +104,7 @@ class Agent:
         except ModelError as error:
             return self._failed(error)
         except KeyboardInterrupt:
-            return iter([Notice("Interrupted", "warning"), TurnEnd("interrupted")])
+            return interrupted()
         except Exception as error:  # the safety net: our own bugs end the turn, not the session
             return iter([Notice(f"Internal error: {type(error).__name__}: {error}", "error"), TurnEnd("internal_error")])
         return None
@@ -297,6 +297,12 @@ def history_message(message: dict[str, Any]) -> dict[str, Any]:
         else:
             break
     return dict(message, content=content)
+
+
+def interrupted() -> Iterator[Event]:
+    """How a turn ends on Ctrl+C."""
+    yield Notice("Interrupted", "warning")
+    yield TurnEnd("interrupted")
 
 
 def drop_thinking(messages: list[dict[str, Any]]) -> int:
