@@ -270,7 +270,7 @@ def live_members(pgid: int) -> list[int]:
 def assert_group_dies(pgid: int) -> None:
     deadline = time.monotonic() + 5
     while live_members(pgid) and time.monotonic() < deadline:
-        time.sleep(0.02)
+        time.sleep(0.02)  # real-time: polling real processes until they exit
     assert live_members(pgid) == []
 
 
