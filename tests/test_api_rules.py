@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from harness.api_rules import SYSTEM_MESSAGES_BETA, Violation, check_history, check_request, error_body
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "llm-anthropic"
+from conformance_paths import CONFORMANCE, FULL_SET
 
 Block = dict[str, Any]
 
@@ -473,6 +473,6 @@ def test_request_accepted_by_the_live_api_passes(body: dict[str, Any]) -> None:
     assert check_request(body) == []
 
 
-@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason=f"recorded cassettes not found at {CONFORMANCE}")
+@pytest.mark.skipif(CONFORMANCE != FULL_SET, reason=f"the full set of recorded cassettes is not at {FULL_SET}")
 def test_every_recorded_messages_request_is_checked() -> None:
     assert len(_recorded_requests()) == 27

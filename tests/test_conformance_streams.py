@@ -19,7 +19,7 @@ import yaml
 from harness.cassette_bodies import CassetteError, load_cassette, response_body_bytes
 from harness.sse import decode_events, encode_event, encode_events, final_message, parse_frames
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "llm-anthropic"
+from conformance_paths import CONFORMANCE
 PADDING = re.compile(rb" +}\n\n\Z")  # the live API pads JSON with spaces before its last brace
 
 
