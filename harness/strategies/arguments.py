@@ -1,0 +1,483 @@
+"""Strategies for tool arguments: valid ones, near misses the validator must reject,
+and harmless tool calls a generated model may make."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shlex
+from typing import Any, Callable, Mapping, Sequence
+
+from hypothesis import event
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+from hypothesis.strategies import SearchStrategy
+
+from mini_agent.tools import Tool, default_tools
+
+JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+MUTATIONS = (
+    "missing_required",
+    "renamed_key",
+    "wrong_type",
+    "odd_string",
+    "null",
+    "non_object",
+    "extra_property",
+    "enum_miss",
+    "wrong_item",
+)
+
+# -- JSON values and schemas ------------------------------------------------------------
+
+_FINITE = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@functools.cache
+def json_values(*, max_leaves: int = 8) -> SearchStrategy[Any]:
+    """Any JSON value: null, booleans, numbers, strings, and lists and objects of them."""
+    scalars = st.none() | st.booleans() | st.integers() | _FINITE | st.text(max_size=20)
+    return st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+        max_leaves=max_leaves,
+    )
+
+
+@st.composite
+def input_schemas(draw: st.DrawFn, *, depth: int = 2) -> dict[str, Any]:
+    """Schemas in the subset mini_agent's validator reads, always with a ``type``."""
+    kinds = draw(st.sampled_from(JSON_TYPES) | st.lists(st.sampled_from(JSON_TYPES), min_size=1, max_size=3, unique=True))
+    schema: dict[str, Any] = {"type": kinds}
+    names = [kinds] if isinstance(kinds, str) else kinds
+    if "object" in names and depth > 0 and draw(st.booleans()):
+        properties = draw(st.dictionaries(st.text(min_size=1, max_size=8), input_schemas(depth=depth - 1), max_size=3))
+        schema["properties"] = properties
+        if properties:
+            schema["required"] = draw(st.lists(st.sampled_from(sorted(properties)), unique=True))
+        extra = draw(st.sampled_from(["absent", False, True, "schema"]))
+        if extra == "schema":
+            schema["additionalProperties"] = draw(input_schemas(depth=0))
+        elif extra != "absent":
+            schema["additionalProperties"] = extra
+    if "array" in names and depth > 0 and draw(st.booleans()):
+        schema["items"] = draw(input_schemas(depth=depth - 1))
+    if draw(st.integers(0, 4)) == 0:
+        schema["enum"] = draw(st.lists(tool_inputs(schema), min_size=1, max_size=3))
+    return schema
+
+
+# -- valid tool arguments ----------------------------------------------------------------
+
+
+def tool_inputs(schema: Mapping[str, Any], *, overrides: Mapping[str, SearchStrategy[Any]] | None = None) -> SearchStrategy[Any]:
+    """Arguments that ``schema`` accepts. ``overrides`` draws the value of a property by
+    name, at any depth (``{"command": echo_commands()}``); the caller keeps it valid."""
+    return _valid(schema, dict(overrides or {}))
+
+
+def _valid(schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> SearchStrategy[Any]:
+    if "enum" in schema:
+        typed = {k: v for k, v in schema.items() if k != "enum"}
+        options = [o for o in schema["enum"] if _accepts(typed, o)]
+        if not options:
+            raise InvalidArgument(f"no value of {dict(schema)!r} is valid: its enum does not fit its type")
+        return st.sampled_from(options)
+    return st.one_of([_of_type(name, schema, overrides) for name in _type_names(schema)])
+
+
+def _type_names(schema: Mapping[str, Any]) -> list[str]:
+    kinds = schema.get("type")
+    if kinds is None:
+        return list(JSON_TYPES)
+    return [kinds] if isinstance(kinds, str) else list(kinds)
+
+
+def _of_type(name: str, schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> SearchStrategy[Any]:
+    if name == "null":
+        return st.none()
+    if name == "boolean":
+        return st.booleans()
+    if name == "integer":  # 3.0 is an integer too
+        return st.integers() | st.integers(-(2**53), 2**53).map(float)
+    if name == "number":
+        return st.integers() | _FINITE
+    if name == "string":
+        return st.text()
+    if name == "array":
+        items = _valid(schema["items"], overrides) if "items" in schema else json_values(max_leaves=4)
+        return st.lists(items, max_size=4)
+    if name == "object":
+        return _objects(schema, overrides)
+    raise InvalidArgument(f"unknown type {name!r}; the subset knows {', '.join(JSON_TYPES)}")
+
+
+@st.composite
+def _objects(draw: st.DrawFn, schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> dict[str, Any]:
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    extra = schema.get("additionalProperties", True)
+    value: dict[str, Any] = {}
+    for key, sub in properties.items():
+        if key in required or draw(st.booleans()):
+            value[key] = draw(overrides[key] if key in overrides else _valid(sub, overrides))
+    for key in sorted(required - properties.keys()):
+        if extra is False:
+            raise InvalidArgument(f"{key!r} is required but not a property, and additionalProperties is false")
+        value[key] = draw(_valid(extra, overrides) if isinstance(extra, dict) else json_values(max_leaves=4))
+    if extra is not False and draw(st.integers(0, 3)) == 0:
+        keys = st.text(max_size=10).filter(lambda k: k not in properties)
+        values = _valid(extra, overrides) if isinstance(extra, dict) else json_values(max_leaves=4)
+        value.update(draw(st.dictionaries(keys, values, max_size=2)))
+    return value
+
+
+# -- near misses -----------------------------------------------------------------------
+
+
+@st.composite
+def invalid_tool_inputs(
+    draw: st.DrawFn,
+    schema: Mapping[str, Any],
+    *,
+    overrides: Mapping[str, SearchStrategy[Any]] | None = None,
+    mutations: Sequence[str] = MUTATIONS,
+) -> Any:
+    """A valid argument object with one mutation that ``schema`` certainly rejects, at the
+    top or nested: a missing required key, a renamed key, a wrong type, an odd or huge
+    string where a string does not belong, null, a non-object, an extra property, an
+    enum miss, a wrong item type. ``hypothesis.event`` names the mutation."""
+    unknown = set(mutations) - set(MUTATIONS)
+    if unknown:
+        raise InvalidArgument(f"unknown mutation(s) {sorted(unknown)}; valid: {', '.join(MUTATIONS)}")
+    value = draw(tool_inputs(schema, overrides=overrides))
+    choices = [
+        (kind, path, sub)
+        for path, sub, part in _sites(schema, value, ())
+        for kind in mutations
+        if _MUTATORS[kind][0](sub, part)
+    ]
+    if not choices:
+        raise InvalidArgument(f"no mutation in {list(mutations)} can break {dict(schema)!r}")
+    kind, path, sub = draw(st.sampled_from(choices))
+    event(f"near miss: {kind}")
+    return _replaced(value, path, draw(_MUTATORS[kind][1](sub, _at(value, path))))
+
+
+def _sites(schema: Mapping[str, Any], value: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Mapping[str, Any], Any]]:
+    """Every place in ``value`` the validator checks against a schema, as the validator walks."""
+    found = [(path, schema, value)]
+    if isinstance(value, dict):
+        properties, extra = schema.get("properties", {}), schema.get("additionalProperties", True)
+        for key, item in value.items():
+            sub = properties[key] if key in properties else extra if isinstance(extra, dict) else None
+            if sub is not None:
+                found += _sites(sub, item, (*path, key))
+    if isinstance(value, list) and "items" in schema:
+        for index, item in enumerate(value):
+            found += _sites(schema["items"], item, (*path, index))
+    return found
+
+
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: _replaced(value[head], rest, new)}
+    return [_replaced(item, rest, new) if i == head else item for i, item in enumerate(value)]
+
+
+def _accepts(schema: Mapping[str, Any], value: Any) -> bool:
+    from mini_agent.tools.validate import validate
+
+    return not validate(dict(schema), value)
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON sees it, all the way down: ``true`` is not ``1``, ``1`` is ``1.0``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _bool_twin(value: Any) -> Any:
+    """``value`` with every 0 and 1 inside it as false and true, and back: equal in
+    Python, different in JSON."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, list):
+        return [_bool_twin(item) for item in value]
+    if isinstance(value, dict):
+        return {k: _bool_twin(v) for k, v in value.items()}
+    return value
+
+
+_ODD_TEXT = st.sampled_from(
+    [
+        "",
+        "12",
+        "１２",  # fullwidth digits
+        "1e3",
+        "true",
+        "null",
+        "{}",
+        "[]",
+        "\x00",
+        "\u202eevil\u202c",  # right-to-left override
+        "a\u200bb",  # zero-width space
+        "e\u0301",  # combining accent
+        "\U0001f600",
+        "\ufeff",
+        "line\u2028break",
+        "\x85",
+    ]
+)
+
+
+@functools.cache
+def odd_strings() -> SearchStrategy[str]:
+    """Strings that look like other types, odd unicode, and huge strings."""
+    huge = st.builds(lambda ch, n: ch * n, st.sampled_from(["x", "é", "\U0001f600", " "]), st.integers(1_000, 100_000))
+    return _ODD_TEXT | st.text(min_size=1, max_size=30) | huge
+
+
+def _values_not_of(names: Sequence[str], *, strings: bool) -> SearchStrategy[Any] | None:
+    """Values whose JSON type is none of ``names`` (strings only if ``strings``), or None."""
+    return _values_not_of_cached(frozenset(names), strings)
+
+
+@functools.cache
+def _values_not_of_cached(allowed: frozenset[str], strings: bool) -> SearchStrategy[Any] | None:
+    options: list[SearchStrategy[Any]] = []
+    if "null" not in allowed:
+        options.append(st.none())
+    if "boolean" not in allowed:
+        options.append(st.booleans())
+    if not allowed & {"integer", "number"}:
+        options += [st.integers(), _FINITE]
+    elif "number" not in allowed:
+        options.append(_FINITE.filter(lambda f: not f.is_integer()))
+    if "array" not in allowed:
+        options.append(st.lists(json_values(max_leaves=3), max_size=3))
+    if "object" not in allowed:
+        options.append(st.dictionaries(st.text(max_size=5), json_values(max_leaves=3), max_size=3))
+    if strings:
+        options = [odd_strings()] if "string" not in allowed else []
+    return st.one_of(options) if options else None
+
+
+def _wrong_values(names: Sequence[str]) -> SearchStrategy[Any]:
+    """Values of a type not in ``names``; odd strings only when no other type is left."""
+    others = _values_not_of(names, strings=False)
+    return others if others is not None else odd_strings()
+
+
+def _new_key(taken: Callable[[str], bool], near: Sequence[str] = ()) -> SearchStrategy[str]:
+    variants = []
+    for key in near:
+        camel = key.split("_")[0] + "".join(part.title() for part in key.split("_")[1:])
+        variants += [camel, key.replace("_", "-"), key.upper(), f"{key}s", key[:-1], f" {key}", f"{key}\u200b",
+                     key.replace("a", "\u0430"), "path" if "path" in key else f"{key}_"]
+    names = st.text(min_size=1, max_size=10)
+    if variants:
+        names = st.sampled_from(variants) | names
+    return names.filter(lambda k: bool(k) and not taken(k))
+
+
+def _typed(sub: Mapping[str, Any]) -> list[str] | None:
+    return _type_names(sub) if "type" in sub else None
+
+
+def _renamable(sub: Mapping[str, Any], part: Any) -> list[str]:
+    if not isinstance(part, dict):
+        return []
+    required = set(sub.get("required", []))
+    return [k for k in part if isinstance(k, str) and (sub.get("additionalProperties", True) is False or k in required)]
+
+
+def _renamed(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
+    properties = sub.get("properties", {})
+
+    @st.composite
+    def rename(draw: st.DrawFn) -> dict[str, Any]:
+        old = draw(st.sampled_from(_renamable(sub, part)))
+        new = draw(_new_key(lambda k: k in properties or k in part, [old]))
+        return {(new if k == old else k): v for k, v in part.items()}
+
+    return rename()
+
+
+def _extra(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
+    properties, extra = sub.get("properties", {}), sub.get("additionalProperties", True)
+    keys = _new_key(lambda k: k in properties or k in part, list(properties))
+    values = json_values(max_leaves=3) if extra is False else _wrong_values(_type_names(extra))
+    return st.builds(lambda k, v: {**part, k: v}, keys, values)
+
+
+def _extra_applies(sub: Mapping[str, Any], part: Any) -> bool:
+    extra = sub.get("additionalProperties", True)
+    if not isinstance(part, dict):
+        return False
+    if extra is False:
+        return True
+    return isinstance(extra, dict) and "enum" not in extra and _typed(extra) is not None and (
+        _values_not_of(_type_names(extra), strings=False) is not None or "string" not in _type_names(extra)
+    )
+
+
+def _enum_miss(sub: Mapping[str, Any], part: Any) -> SearchStrategy[Any]:
+    options = sub["enum"]
+    near = [f"{o} " for o in options if isinstance(o, str)] + [o.upper() for o in options if isinstance(o, str)]
+    near += [not o for o in options if isinstance(o, bool)] + [o + 1 for o in options if isinstance(o, int) and not isinstance(o, bool)]
+    near += [twin for o in options if not _json_equal(twin := _bool_twin(o), o)]
+    candidates = (st.sampled_from(near) if near else st.nothing()) | json_values(max_leaves=3)
+    return candidates.filter(lambda v: not any(_json_equal(v, o) for o in options))
+
+
+def _wrong_item(sub: Mapping[str, Any], part: list[Any]) -> SearchStrategy[list[Any]]:
+    items = sub["items"]
+    bad = _enum_miss(items, None) if "enum" in items else _wrong_values(_type_names(items))
+    return st.builds(lambda at, v: [*part[:at], v, *part[at:]], st.integers(0, len(part)), bad)
+
+
+def _item_breakable(items: Mapping[str, Any]) -> bool:
+    if "enum" in items:
+        return True
+    kinds = _typed(items)
+    return kinds is not None and (_values_not_of(kinds, strings=False) is not None or "string" not in kinds)
+
+
+def _drop_required(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
+    gone = st.sampled_from([k for k in sub["required"] if k in part])
+    return gone.map(lambda key: {k: v for k, v in part.items() if k != key})
+
+
+def _type_is(sub: Mapping[str, Any], test: Callable[[list[str]], bool]) -> bool:
+    kinds = _typed(sub)
+    return kinds is not None and test(kinds)
+
+
+Applies = Callable[[Mapping[str, Any], Any], bool]
+Mutate = Callable[[Mapping[str, Any], Any], SearchStrategy[Any]]
+_MUTATORS: dict[str, tuple[Applies, Mutate]] = {  # when a mutation is certain to break a value, and how
+    "missing_required": (lambda sub, part: isinstance(part, dict) and any(k in part for k in sub.get("required", [])), _drop_required),
+    "renamed_key": (lambda sub, part: bool(_renamable(sub, part)), _renamed),
+    "wrong_type": (
+        lambda sub, part: _type_is(sub, lambda kinds: _values_not_of(kinds, strings=False) is not None),
+        lambda sub, part: _wrong_values(_type_names(sub)),
+    ),
+    "odd_string": (lambda sub, part: _type_is(sub, lambda kinds: "string" not in kinds), lambda sub, part: odd_strings()),
+    "null": (lambda sub, part: _type_is(sub, lambda kinds: "null" not in kinds), lambda sub, part: st.none()),
+    "non_object": (
+        lambda sub, part: _typed(sub) == ["object"],
+        lambda sub, part: st.lists(json_values(max_leaves=3), max_size=3) | st.integers() | st.booleans() | odd_strings(),
+    ),
+    "extra_property": (_extra_applies, _extra),
+    "enum_miss": (lambda sub, part: "enum" in sub, _enum_miss),
+    "wrong_item": (lambda sub, part: isinstance(part, list) and "items" in sub and _item_breakable(sub["items"]), _wrong_item),
+}
+
+
+@st.composite
+def any_tool_inputs(
+    draw: st.DrawFn, schema: Mapping[str, Any], *, overrides: Mapping[str, SearchStrategy[Any]] | None = None
+) -> Any:
+    """Anything: valid, a near miss, any JSON value, or an object using the schema's keys.
+    A string under an ``overrides`` key is redrawn from it, so that nothing valid is dangerous."""
+    overrides = dict(overrides or {})
+    keys = st.sampled_from(sorted(schema.get("properties", {}))) | st.text(max_size=8) if schema.get("properties") else st.text(max_size=8)
+    value = draw(
+        tool_inputs(schema, overrides=overrides)
+        | invalid_tool_inputs(schema, overrides=overrides)
+        | json_values()
+        | st.dictionaries(keys, json_values(max_leaves=3), max_size=4)
+    )
+    if isinstance(value, dict):
+        value = {k: draw(overrides[k]) if k in overrides and isinstance(v, str) else v for k, v in value.items()}
+    return value
+
+
+# -- harmless tool calls -----------------------------------------------------------------
+
+_SEGMENT = st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(
+    lambda s: s not in (".", "..")
+)
+COMMON_FILES = ("notes.txt", "src/app.py", "README.md")
+
+
+@functools.cache
+def workspace_paths() -> SearchStrategy[str]:
+    """Relative paths that stay inside the working directory (no ``..``, ``~`` or ``/`` start)."""
+    made = st.lists(_SEGMENT, min_size=1, max_size=2).map("/".join).filter(lambda p: not p.startswith("~"))
+    return st.sampled_from(COMMON_FILES) | made
+
+
+@functools.cache
+def echo_commands() -> SearchStrategy[str]:
+    """``echo 'any text'``: the only command generated scenarios give to Bash."""
+    text = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=20)
+    return text.map(lambda s: f"echo {shlex.quote(s)}")
+
+
+def safe_overrides() -> dict[str, SearchStrategy[Any]]:
+    """Where mini_agent's tools take a path or a command: values that cannot do harm."""
+    return {"file_path": workspace_paths(), "command": echo_commands()}
+
+
+def tool_calls(*, tools: Sequence[Tool] | None = None) -> SearchStrategy[dict[str, Any]]:
+    """``tool_use`` specs (``{"name", "input"}``): harmless valid input, a near miss, or
+    input that is not an object; now and then a tool that does not exist."""
+    if tools is None:
+        return _default_tool_calls()
+    return _tool_calls(list(tools))
+
+
+@functools.cache
+def _default_tool_calls() -> SearchStrategy[dict[str, Any]]:
+    return _tool_calls(default_tools())
+
+
+def _call(name: str, value: Any) -> dict[str, Any]:
+    """A tool_use spec. Input that is not an object goes as one raw JSON piece: streamed in
+    the usual 10-character pieces, a string's first piece would not parse and the SDK
+    would raise (the API itself only ever streams objects)."""
+    if isinstance(value, dict):
+        return {"name": name, "input": value}
+    return {"name": name, "json": json.dumps(value, ensure_ascii=False)}
+
+
+def _tool_calls(tools: list[Tool]) -> SearchStrategy[dict[str, Any]]:
+    overrides = safe_overrides()
+    known = [
+        st.builds(
+            _call,
+            st.just(tool.name),
+            st.one_of(
+                tool_inputs(tool.input_schema, overrides=overrides),
+                invalid_tool_inputs(tool.input_schema, overrides=overrides),
+            ),
+        )
+        for tool in tools
+    ]
+    names = {tool.name for tool in tools}
+    unknown = st.builds(
+        lambda name, value: {"name": name, "input": value},
+        st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,15}", fullmatch=True).filter(lambda n: n not in names),
+        st.dictionaries(st.text(max_size=6), json_values(max_leaves=2), max_size=2),
+    )
+    return st.one_of(*known, unknown) if known else unknown
