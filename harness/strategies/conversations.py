@@ -52,6 +52,7 @@ _END_REASONS = {"model_context_window_exceeded": "context_window"}
 
 
 @functools.cache
+@functools.cache
 def model_texts() -> SearchStrategy[str]:
     """What a model writes: words, odd unicode, blank text, trailing whitespace."""
     words = st.lists(st.sampled_from(["Done.", "Reading", "the", "file", "é", "ß", "日本", "\U0001f600", "\n", " "]), max_size=8).map("".join)
@@ -186,10 +187,19 @@ def _retry_headers() -> SearchStrategy[dict[str, str]]:
     )
 
 
+@functools.cache
+def _error_names_or_statuses() -> SearchStrategy[str | int]:
+    return st.sampled_from(sorted(API_ERRORS)) | st.integers(400, 599)
+
+
+@functools.cache
+def _final_error_names() -> SearchStrategy[str]:
+    return st.sampled_from([n for n in sorted(API_ERRORS) if not fault_effect(Reply(error=n)).retryable])
+
+
 @st.composite
 def _http_errors(draw: st.DrawFn, *, retryable: bool | None) -> Reply:
-    names = sorted(API_ERRORS)
-    error: str | int = draw(st.sampled_from(names) | st.integers(400, 599))
+    error: str | int = draw(_error_names_or_statuses())
     headers: dict[str, str] = {}
     if draw(st.booleans()):
         headers |= draw(_retry_headers())
@@ -197,7 +207,7 @@ def _http_errors(draw: st.DrawFn, *, retryable: bool | None) -> Reply:
         if draw(st.booleans()):
             headers["x-should-retry"] = "false"
         else:
-            error = draw(st.sampled_from([n for n in names if not fault_effect(Reply(error=n)).retryable]))
+            error = draw(_final_error_names())
             headers.pop("x-should-retry", None)
             if draw(st.integers(0, 3)) == 0:
                 headers["retry-after"] = GIVE_UP_RETRY_AFTER  # a 4xx with retry-after is still final
