@@ -54,7 +54,12 @@ class Scalar(Spec):
             "boolean": lambda v: isinstance(v, bool),
             "any": lambda v: True,
         }[self.kind](value)
-        return [] if ok else [Problem(*pos, f"`{name}` must be {self.label()}, got {_show(value)}")]
+        if ok:
+            return []
+        hint = " (YAML reads an unquoted yes, no, on, off, true or false as a boolean: quote it)" if (
+            self.kind == "string" and isinstance(value, bool)
+        ) else ""
+        return [Problem(*pos, f"`{name}` must be {self.label()}, got {_show(value)}{hint}")]
 
     def json_schema(self) -> dict[str, Any]:
         return _with_description({} if self.kind == "any" else {"type": self.kind}, self.description)
@@ -199,7 +204,7 @@ class Obj(Spec):
         return _with_description(schema, self.description)
 
     def label(self) -> str:
-        return f"a {self.what}"
+        return f"a {self.what} (a mapping with {_listing(self.fields)})"
 
 
 def _fits_shape(spec: Spec, value: Any) -> bool:

@@ -157,12 +157,18 @@ def test_a_word_where_a_number_belongs_is_reported_at_the_value(tmp_path):
 
 def test_yes_is_not_a_name(tmp_path):
     path = write(tmp_path, "name: yes\nabout: b\nturns:\n  - user: hi\n")
-    assert only_problem(path) == f"{path}:1:7: `name` must be a string, got True"
+    assert only_problem(path) == (
+        f"{path}:1:7: `name` must be a string, got True"
+        " (YAML reads an unquoted yes, no, on, off, true or false as a boolean: quote it)"
+    )
 
 
 def test_a_cut_that_is_neither_a_number_nor_a_mapping_names_both_forms(tmp_path):
     path = write(tmp_path, HEAD + "turns:\n  - user: hi\n    replies:\n      - text: hi\n        cut: five\n")
-    assert only_problem(path) == f"{path}:7:14: `turns[0].replies[0].cut` must be an integer or a cut, got 'five'"
+    assert only_problem(path) == (
+        f"{path}:7:14: `turns[0].replies[0].cut` must be an integer or a cut"
+        " (a mapping with after_event, in_event, after_bytes, in_char, how), got 'five'"
+    )
 
 
 def test_a_turn_without_user_is_reported_at_the_turn(tmp_path):
