@@ -16,8 +16,8 @@ from typing import Any, Callable, Generator, Iterator
 import anthropic
 
 from .errors import ModelError, to_model_error
-from .hooks import run_stop_failure_hook
 from .events import Event, MessageDone, Notice, ToolCall, ToolResult, TurnEnd
+from .hooks import run_stop_failure_hook
 from .model import AnthropicClient, Reply
 from .retry import RetryPolicy
 from .settings import Settings
