@@ -46,7 +46,15 @@ class RecordedRequest:
     @property
     def betas(self) -> list[str]:
         """The request's ``anthropic-beta`` values."""
-        return [b.strip() for b in self.headers.get("anthropic-beta", "").split(",") if b.strip()]
+        return request_betas(self.headers) or []
+
+
+def request_betas(headers: Mapping[str, str]) -> list[str] | None:
+    """The ``anthropic-beta`` values of a request; None when it sends no such header
+    (the oracle then cannot know which betas are on)."""
+    if "anthropic-beta" not in headers:
+        return None
+    return [b.strip() for b in headers["anthropic-beta"].split(",") if b.strip()]
 
 
 class Responder:
@@ -98,7 +106,7 @@ class Responder:
         self.requests.append(record)
         request_id = f"req_harness_{number:06d}"
         if self.check_requests and path.endswith("/v1/messages") and isinstance(body, dict):
-            record.violations = check_request(body, betas=record.betas if "anthropic-beta" in record.headers else None)
+            record.violations = check_request(body, betas=request_betas(record.headers))
             record.violations += self._foreign_signatures(body)
             if record.violations:
                 self.problems.extend(f"request {number}: {v}" for v in record.violations)

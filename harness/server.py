@@ -63,7 +63,7 @@ from urllib.parse import unquote
 from .api_errors import error_body
 from .http11 import BadRequest, Connection, Request, finish, read_request, reset
 from .api_rules import check_request
-from .responder import Responder, error_body_with_id
+from .responder import Responder, error_body_with_id, request_betas
 from .wire import WirePlan, json_plan
 
 SESSION_HEADER = "x-harness-session"
@@ -324,7 +324,7 @@ class FaultServer:
             entry.status, entry.answer, entry.checked = 400, "not a JSON object", False
             problem = error_body("invalid_request_error", "Body must be a JSON object.", request_id)
             return json_plan(400, problem, request_id), entry
-        violations = check_request(body, betas=_betas(request.headers))
+        violations = check_request(body, betas=request_betas(request.headers))
         entry.violations = [str(v) for v in violations]
         if violations:
             entry.status, entry.answer = 400, "rejected by the oracle"
@@ -493,12 +493,6 @@ def _json(content: bytes) -> Any:
         return json.loads(content) if content else None
     except (ValueError, UnicodeDecodeError):
         return None
-
-
-def _betas(headers: Mapping[str, str]) -> list[str] | None:
-    if "anthropic-beta" not in headers:
-        return None
-    return [b.strip() for b in headers["anthropic-beta"].split(",") if b.strip()]
 
 
 def _request_id(entry: LogEntry) -> str:

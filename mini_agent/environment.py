@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, fields, replace
 from typing import Any, Callable, Mapping
 
-from .settings import Settings
+from .settings import SWITCH_OFF, SWITCH_ON, Settings
 
 
 class SettingsError(ValueError):
@@ -40,9 +40,9 @@ def _milliseconds(text: str) -> float:
 
 def _switch(text: str) -> bool:
     lowered = text.strip().lower()
-    if lowered in {"1", "true", "yes", "on"}:
+    if lowered in SWITCH_ON:
         return True
-    if lowered in {"0", "false", "no", "off"}:
+    if lowered in SWITCH_OFF:
         return False
     raise ValueError
 

@@ -7,20 +7,21 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import anthropic
 import httpx2
 
 from .errors import IncompleteStreamError, MalformedStreamError
 from .events import TextDelta
+from .settings import SWITCH_OFF
 
 FALLBACK_BETA = "server-side-fallback-2026-07-01"
 
 
-def fallbacks_enabled(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
-    """Server-side fallbacks are on unless ``MINI_AGENT_FALLBACKS=0``."""
-    return environ.get("MINI_AGENT_FALLBACKS", "1").strip() not in {"0", "false", "no", "off"}
+def fallbacks_enabled(environ: Mapping[str, str] = os.environ) -> bool:
+    """Server-side fallbacks are on unless ``MINI_AGENT_FALLBACKS`` turns them off."""
+    return environ.get("MINI_AGENT_FALLBACKS", "1").strip().lower() not in SWITCH_OFF
 
 
 @dataclass(frozen=True)

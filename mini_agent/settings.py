@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+SWITCH_ON = frozenset({"1", "true", "yes", "on"})
+SWITCH_OFF = frozenset({"0", "false", "no", "off"})  # how an environment variable says no
 DEFAULT_MODEL = "claude-opus-5-5"
 DEFAULT_FALLBACK_MODEL = "claude-sonnet-5-5"
 DEFAULT_SYSTEM = (

@@ -33,30 +33,14 @@ def shared_database(where: str | None) -> ExampleDatabase:
     return MultiplexedDatabase(local, DirectoryBasedExampleDatabase(where))
 
 
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    max_examples=100,
-    stateful_step_count=6,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "thorough",
-    max_examples=1000,
-    stateful_step_count=25,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+COMMON = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", derandomize=True, max_examples=100, stateful_step_count=6, **COMMON)
+settings.register_profile("thorough", max_examples=1000, stateful_step_count=25, **COMMON)
 settings.register_profile(
     "shared",
     max_examples=300,
     stateful_step_count=12,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
     database=shared_database(os.environ.get("HYPOTHESIS_SHARED_DB")),
+    **COMMON,
 )
 settings.load_profile("ci" if os.environ.get("CI") == "true" else os.environ.get("HYPOTHESIS_PROFILE", "ci"))
