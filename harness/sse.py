@@ -35,6 +35,13 @@ _START_ONLY_USAGE = frozenset({"cache_creation", "service_tier", "inference_geo"
 _PING = b'event: ping\ndata: {"type": "ping"}\n\n'
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _dumps = _ENCODER.encode
+_json_string = json.encoder.encode_basestring  # a str as compact JSON, non-ASCII kept (as _ENCODER)
+_DELTA_EVENT_KEYS = ("type", "index", "delta")
+_DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json",
+                 "signature_delta": "signature"}
+_DELTA_TEMPLATE = (
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":%d,"delta":{"type":"%s","%s":%s}}\n\n'
+)
 
 
 def message_events(
@@ -104,10 +111,30 @@ def encode_event(event: Mapping[str, Any], *, dumps: Callable[[Any], str] = _dum
     """One SSE frame: ``event: <type>``, ``data: <compact JSON>``, blank line.
     ``dumps``: ``batch_dumps()`` when encoding many events (the same bytes, faster)."""
     kind = event["type"]
-    if kind == "ping" and len(event) == 1:
+    if kind == "content_block_delta":
+        frame = _delta_frame(event)
+        if frame is not None:
+            return frame
+    elif kind == "ping" and len(event) == 1:
         return _PING
     data = dumps(event if isinstance(event, dict) else dict(event))
     return f"event: {kind}\ndata: {data}\n\n".encode()
+
+
+def _delta_frame(event: Mapping[str, Any]) -> bytes | None:
+    """The frame of a plain text, thinking, tool-JSON or signature delta, written from a
+    template: the bytes the JSON encoder writes, in half the time. None for any other
+    shape (other keys, another key order, a value that is not what the template holds)."""
+    if tuple(event) != _DELTA_EVENT_KEYS:
+        return None
+    index, delta = event["index"], event["delta"]
+    if type(index) is not int or type(delta) is not dict:
+        return None
+    kind = delta.get("type")
+    field = _DELTA_FIELDS.get(kind) if type(kind) is str else None
+    if field is None or tuple(delta) != ("type", field) or type(delta[field]) is not str:
+        return None
+    return (_DELTA_TEMPLATE % (index, delta["type"], field, _json_string(delta[field]))).encode()
 
 
 def encode_events(events: Iterable[Mapping[str, Any]]) -> bytes:

@@ -352,6 +352,30 @@ def test_encoded_events_decode_to_themselves(events):
     assert decode_events(encode_events(events)) == events
 
 
+delta_like_events = st.fixed_dictionaries(
+    {
+        "type": st.just("content_block_delta"),
+        "index": st.integers() | st.booleans() | st.floats(allow_nan=False) | st.text(max_size=3),
+        "delta": st.one_of(
+            st.builds(
+                lambda kind, field, value: {"type": kind, field: value},
+                st.sampled_from(["text_delta", "thinking_delta", "input_json_delta", "signature_delta", "other"]),
+                st.sampled_from(["text", "thinking", "partial_json", "signature", "citation"]),
+                st.text() | json_values,
+            ),
+            st.dictionaries(st.sampled_from(["type", "text", "extra"]), json_values, max_size=3),
+            json_values,
+        ),
+    }
+)
+
+
+@given(delta_like_events | st.builds(lambda e: dict(reversed(list(e.items()))), delta_like_events))
+def test_delta_frames_from_the_template_are_the_json_encoders_bytes(event):
+    generic = f"event: content_block_delta\ndata: {json.dumps(event, ensure_ascii=False, separators=(',', ':'))}\n\n"
+    assert encode_event(event) == generic.encode()
+
+
 # --- parsing ----------------------------------------------------------------------------
 
 

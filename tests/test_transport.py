@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx2
 
 from harness.replies import Cut, Drip, Reply
+from harness.responder import Responder
 from harness.transport import ScenarioTransport
 
 REQUEST = b'{"model": "m", "max_tokens": 10, "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
@@ -42,3 +43,22 @@ def test_a_cut_inside_an_event_keeps_the_split_frame():
     received, _ = chunks_of(Reply(message={"text": "hello world"}, cut=Cut(in_event=3)))
     body = b"".join(received)
     assert not body.endswith(b"\n\n")
+
+
+def test_request_bodies_are_read_as_json_loads_reads_them():
+    bodies = [
+        b'{"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "caf\\u00e9 \\ud800"}]}',
+        b'\xef\xbb\xbf{"stream": true}',
+        b"[NaN, 1e400, 12345678901234567890123]",
+        b"not json \xff",
+        b"",
+    ]
+    responder = Responder([Reply(message={"text": "ok"})] * len(bodies), check_requests=False)
+    for body in bodies:
+        responder.respond("POST", "/v1/messages", {}, body)
+    seen = [r.body for r in responder.requests]
+    assert seen[0]["messages"][0]["content"] == "café \ud800"
+    assert seen[1] == {"stream": True}
+    assert repr(seen[2]) == "[nan, inf, 12345678901234567890123]"
+    assert seen[3] == "not json \ufffd"
+    assert seen[4] is None
