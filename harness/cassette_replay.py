@@ -41,6 +41,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from . import json_body
 from .cassette_bodies import load_cassette, response_body_bytes
 from .scrub import scrub_body
 
@@ -119,11 +120,14 @@ def _around_difference(a: str, b: str) -> tuple[str, str]:
 # -- the index ------------------------------------------------------------------------------
 
 
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def _canonical(body: bytes | None) -> bytes:
     if not body:
         return b""
     try:
-        return json.dumps(json.loads(body), sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+        return _CANONICAL_JSON.encode(json_body.loads(body)).encode()
     except ValueError:
         return body
 

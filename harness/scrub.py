@@ -63,7 +63,8 @@ def scrub_body(body: bytes | str | None, cwd: str | Path | None = None) -> bytes
         return body
     if cwd is not None:
         text = replace_cwd(text, cwd)
-    text = REQUEST_ID_IN_JSON.sub(rf"\g<1>{REDACTED}\g<2>", text)
+    if '"request_id"' in text:
+        text = REQUEST_ID_IN_JSON.sub(rf"\g<1>{REDACTED}\g<2>", text)
     return redact_text(text).encode("utf-8")
 
 
