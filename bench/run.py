@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import httpx2
 import vcr
 
 from harness.api_rules import check_history
@@ -101,8 +102,10 @@ def per_request(tmp: Path, scale: float) -> dict[str, Any]:
         with vcr.use_cassette(str(one), record_mode="none"):
             workload.call(offline)
 
+    floor_again = workload.floor_client(itertools.repeat(body))
     contenders = {
         "a_sdk_floor": lambda: workload.call(floor),
+        "a_again": lambda: workload.call(floor_again),  # a twin of a: its ratio is the bench's noise
         "b_harness_oracle": harness,
         "c_vcr_1": lambda: workload.call(offline),
         "c_vcr_1_with_load": vcr_enter_and_replay,
@@ -115,7 +118,34 @@ def per_request(tmp: Path, scale: float) -> dict[str, Any]:
         "request_bytes": len(json.dumps(workload.REQUEST)),
         "us": {name: s.summary() for name, s in samples.items()},
         "ratios": {name + "/a": ratio(s, a) for name, s in samples.items() if s is not a},
+        "harness_own_us": _harness_own_cost(scale),
     }
+
+
+def _harness_own_cost(scale: float) -> dict[str, float]:
+    """What the harness itself does per request of b, timed alone (µs, CPU, median of
+    rounds): ``ScenarioTransport.handle_request`` on the captured request — parse and
+    record it, check it with the oracle, render the reply as SSE frames, build the
+    response — without the SDK around it."""
+    captured: list[httpx2.Request] = []
+
+    def capture(request: httpx2.Request) -> httpx2.Response:
+        captured.append(request)
+        return httpx2.Response(200, headers=workload.SSE_HEADERS, content=workload.reply_body(1))
+
+    workload.call(workload.transport_client(httpx2.MockTransport(capture)))
+    request = captured[0]
+    reply = Reply(message=workload.REPLY_SPEC)
+    batch = 50
+
+    def respond_batch() -> None:
+        transport = ScenarioTransport(Responder([reply] * batch, check_requests=True))
+        for _ in range(batch):
+            transport.handle_request(request)
+
+    samples = interleaved({"respond": respond_batch}, rounds=_n(20, scale), batch=1)["respond"]
+    return {"cpu_median_us": round(statistics.median(samples.cpu) / batch * 1e6, 1),
+            "cpu_min_us": round(min(samples.cpu) / batch * 1e6, 1)}
 
 
 def _endless_harness_client() -> Any:
@@ -311,6 +341,7 @@ def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
     count = _n(200, scale)
     failures: list[str] = []
     run_cpu = [0.0]
+    requests = [0]
 
     @settings(
         max_examples=count,
@@ -324,7 +355,7 @@ def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
     def history_stays_valid(scenario: Scenario) -> None:
         started = time.process_time()
         try:
-            run_and_record(scenario, checks=HISTORY_CHECKS, folder=tmp / "found")
+            requests[0] += len(run_and_record(scenario, checks=HISTORY_CHECKS, folder=tmp / "found").requests)
         except Counterexample as error:
             failures.append(str(error).splitlines()[-1])
         run_cpu[0] += time.process_time() - started
@@ -341,6 +372,7 @@ def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
         "examples_per_s_cpu": round(count / cpu, 1),
         "ms_per_example_cpu": {"all": round(cpu / count * 1000, 2), "run": round(run_cpu[0] / count * 1000, 2),
                                "generate": round((cpu - run_cpu[0]) / count * 1000, 2)},
+        "requests_per_example": round(requests[0] / max(1, count - len(failures)), 2),
         "examples_with_problems": len(failures),
         "first_problem": failures[0] if failures else None,
     }
@@ -382,8 +414,11 @@ def report(results: dict[str, Any]) -> None:
         r = pr["ratios"].get(name + "/a")
         tail = f"   {r['cpu_median']:.3f}× a" if r else ""
         print(f"  {name:22s} {s['cpu_median_us']:8.0f} µs  [{s['wall_median_us']:8.0f} µs wall]{tail}")
-    print(f"  b/a = {pr['ratios']['b_harness_oracle/a']['cpu_median']:.3f}   c/a = {pr['ratios']['c_vcr_1/a']['cpu_median']:.3f}")
+    print(f"  b/a = {pr['ratios']['b_harness_oracle/a']['cpu_median']:.3f}   c/a = {pr['ratios']['c_vcr_1/a']['cpu_median']:.3f}"
+          f"   (a twin of a: {pr['ratios']['a_again/a']['cpu_median']:.3f}, the noise)")
     a_cpu = pr["us"]["a_sdk_floor"]["cpu_median_us"]
+    own = pr["harness_own_us"]["cpu_median_us"]
+    print(f"  the harness's own work per request, timed alone: {own:.0f} µs = {own / a_cpu:.1%} of a")
     for count, s in results["sessions"].items():
         print(f"\nsession of {count} interactions (cassette {s['cassette_bytes'] / 1e6:.1f} MB, load included)")
         for name, t in s["us_per_request"].items():
@@ -413,6 +448,9 @@ def report(results: dict[str, Any]) -> None:
           f"{p['examples_per_s_wall']:.0f} examples/s wall, {p['examples_per_s_cpu']:.0f}/s CPU "
           f"({t['generate']:.1f} ms generating + {t['run']:.1f} ms running each); "
           f"{p['examples_with_problems']} with problems")
+    floor_ms = p["requests_per_example"] * a_cpu / 1000
+    print(f"  {p['requests_per_example']:.2f} requests an example: at a's {a_cpu:.0f} µs each, the SDK alone needs "
+          f"~{floor_ms:.1f} ms an example, a ceiling of ~{1000 / floor_ms:.0f} examples/s before any generating")
     print("\ntargets")
     for name, v in results["targets"].items():
         print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}")

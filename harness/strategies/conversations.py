@@ -52,7 +52,6 @@ _END_REASONS = {"model_context_window_exceeded": "context_window"}
 
 
 @functools.cache
-@functools.cache
 def model_texts() -> SearchStrategy[str]:
     """What a model writes: words, odd unicode, blank text, trailing whitespace."""
     words = st.lists(st.sampled_from(["Done.", "Reading", "the", "file", "é", "ß", "日本", "\U0001f600", "\n", " "]), max_size=8).map("".join)
