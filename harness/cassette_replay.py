@@ -136,6 +136,10 @@ def _digest(body: bytes | None) -> bytes:
     return hashlib.blake2b(_canonical(body), digest_size=16).digest()
 
 
+def _raw_digest(body: bytes | None) -> bytes:
+    return hashlib.blake2b(body or b"", digest_size=16).digest()
+
+
 def _route(request: Mapping[str, Any]) -> tuple[str, str]:
     return str(request.get("method", "GET")).upper(), urlsplit(str(request.get("uri", ""))).path or "/"
 
@@ -167,10 +171,15 @@ class CassetteIndex:
         self._used = [False] * len(self.interactions)
         self._routes = [_route(i["request"]) for i in self.interactions]
         self._by_key: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
+        # The same bytes have the same canonical JSON: a request sent exactly as recorded
+        # (the usual case) finds its key by a digest of its bytes, without re-encoding.
+        self._key_of_bytes: dict[tuple[str, str, bytes], tuple[str, str, bytes]] = {}
         if match_on == "body":
             for index, interaction in enumerate(self.interactions):
                 body = scrub_body(interaction["request"].get("body"))
-                self._by_key[(*self._routes[index], _digest(body))].append(index)
+                key = (*self._routes[index], _digest(body))
+                self._by_key[key].append(index)
+                self._key_of_bytes[(*self._routes[index], _raw_digest(body))] = key
 
     @property
     def unused(self) -> list[int]:
@@ -187,7 +196,8 @@ class CassetteIndex:
             if index >= len(self.interactions) or self._routes[index] != route:
                 raise self._mismatch(route, body, index if index < len(self.interactions) else None)
         else:
-            candidates = self._by_key.get((*route, _digest(body)))
+            key = self._key_of_bytes.get((*route, _raw_digest(body))) or (*route, _digest(body))
+            candidates = self._by_key.get(key)
             if not candidates:
                 raise self._mismatch(route, body, self._expected(route))
             index = candidates.popleft()

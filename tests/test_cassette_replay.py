@@ -200,6 +200,44 @@ def test_the_index_is_linear_in_the_length_of_the_session(monkeypatch):
     assert calls == 800  # once per recorded request, once per request sent: no n² matching
 
 
+def test_a_request_sent_as_recorded_is_matched_without_re_encoding_its_json(monkeypatch):
+    interactions = [
+        {
+            "request": {"method": "POST", "uri": "http://x/v1/messages", "body": json.dumps({"n": n})},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": str(n)}},
+        }
+        for n in range(50)
+    ]
+    calls = 0
+    canonical = cassette_replay._canonical
+
+    def counting(body):
+        nonlocal calls
+        calls += 1
+        return canonical(body)
+
+    monkeypatch.setattr(cassette_replay, "_canonical", counting)
+    client = httpx2.Client(transport=CassetteTransport(interactions), base_url="http://x")
+    for n in reversed(range(50)):
+        assert client.post("/v1/messages", content=json.dumps({"n": n}).encode()).text == str(n)
+    assert calls == 50  # the index's own; the requests' bytes were the recorded ones
+
+
+def test_bodies_equal_as_json_are_served_in_recorded_order_whatever_their_bytes():
+    bodies = ['{"a": 1, "b": 2}', '{"b":2,"a":1}', '{"a": 1, "b": 2}']
+    interactions = [
+        {
+            "request": {"method": "POST", "uri": "http://x/v1/messages", "body": body},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": f"answer {k}"}},
+        }
+        for k, body in enumerate(bodies)
+    ]
+    client = httpx2.Client(transport=CassetteTransport(interactions), base_url="http://x")
+    sent = [bodies[1], bodies[0], '{ "a" : 1 , "b" : 2 }']
+    assert [client.post("/v1/messages", content=b.encode()).text for b in sent] == ["answer 0", "answer 1", "answer 2"]
+    assert client.post("/v1/messages", content=bodies[0].encode()).status_code == 400
+
+
 def test_body_diff_shows_where_long_lines_differ():
     long = "x" * 1000
     diff = body_diff(json.dumps({"text": long + "a" + long}), json.dumps({"text": long + "b" + long}))
