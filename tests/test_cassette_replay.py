@@ -177,7 +177,21 @@ def test_real_gzip_recordings_replay_the_same_for_sync_and_async_clients(name):
     assert asyncio.run(astream_final(async_client)) == final
 
 
-def test_the_index_is_linear_in_the_length_of_the_session(monkeypatch):
+@pytest.fixture
+def canonical_calls(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Every body the index re-encodes as canonical JSON, in order."""
+    calls: list[bytes] = []
+    canonical = cassette_replay._canonical
+
+    def counting(body: bytes | None) -> bytes:
+        calls.append(body or b"")
+        return canonical(body)
+
+    monkeypatch.setattr(cassette_replay, "_canonical", counting)
+    return calls
+
+
+def test_the_index_is_linear_in_the_length_of_the_session(canonical_calls):
     interactions = [
         {
             "request": {"method": "POST", "uri": "http://x/v1/messages", "body": json.dumps({"n": n})},
@@ -185,22 +199,13 @@ def test_the_index_is_linear_in_the_length_of_the_session(monkeypatch):
         }
         for n in range(400)
     ]
-    calls = 0
-    canonical = cassette_replay._canonical
-
-    def counting(body):
-        nonlocal calls
-        calls += 1
-        return canonical(body)
-
-    monkeypatch.setattr(cassette_replay, "_canonical", counting)
     client = httpx2.Client(transport=CassetteTransport(interactions), base_url="http://x")
     for n in reversed(range(400)):  # any order: matching is by body
         assert client.post("/v1/messages", json={"n": n}).json() == {"n": n}
-    assert calls == 800  # once per recorded request, once per request sent: no n² matching
+    assert len(canonical_calls) == 800  # once per recorded request, once per request sent: no n² matching
 
 
-def test_a_request_sent_as_recorded_is_matched_without_re_encoding_its_json(monkeypatch):
+def test_a_request_sent_as_recorded_is_matched_without_re_encoding_its_json(canonical_calls):
     interactions = [
         {
             "request": {"method": "POST", "uri": "http://x/v1/messages", "body": json.dumps({"n": n})},
@@ -208,19 +213,10 @@ def test_a_request_sent_as_recorded_is_matched_without_re_encoding_its_json(monk
         }
         for n in range(50)
     ]
-    calls = 0
-    canonical = cassette_replay._canonical
-
-    def counting(body):
-        nonlocal calls
-        calls += 1
-        return canonical(body)
-
-    monkeypatch.setattr(cassette_replay, "_canonical", counting)
     client = httpx2.Client(transport=CassetteTransport(interactions), base_url="http://x")
     for n in reversed(range(50)):
         assert client.post("/v1/messages", content=json.dumps({"n": n}).encode()).text == str(n)
-    assert calls == 50  # the index's own; the requests' bytes were the recorded ones
+    assert len(canonical_calls) == 50  # the index's own; the requests' bytes were the recorded ones
 
 
 def test_bodies_equal_as_json_are_served_in_recorded_order_whatever_their_bytes():
