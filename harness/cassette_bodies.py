@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from . import plain_yaml
+
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -32,7 +33,7 @@ def load_cassette(path: str | Path) -> list[dict]:
     except (OSError, UnicodeDecodeError) as exc:
         raise CassetteError(f"{path}: cannot read cassette: {exc}") from None
     try:
-        data = yaml.load(text, Loader=_Loader)
+        data = plain_yaml.load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -94,7 +95,7 @@ def content_encoding(headers: Mapping[str, Any]) -> str:
 def _where(path: Path, text: str, keys: list[str | int]) -> str:
     """``path:line:col`` of the node at ``keys``, found by composing the YAML again
     (only on the error path); just ``path`` if it cannot be found."""
-    node = yaml.compose(text, Loader=_Loader)
+    node = yaml.compose(text, Loader=plain_yaml.LOADER)
     for key in keys:
         if isinstance(node, yaml.MappingNode):
             node = next((v for k, v in node.value if k.value == key), None)
