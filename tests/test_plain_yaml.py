@@ -4,6 +4,7 @@ shortcut leaves to PyYAML (aliases, merge keys, tagged collections, unhashable k
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,29 @@ def test_what_yaml_load_refuses_is_refused_the_same_way(text):
     with pytest.raises(type(expected.value)) as got:
         plain_yaml.load(text)
     assert str(got.value) == str(expected.value)
+
+
+def test_no_collection_runs_while_a_document_loads_and_collection_resumes_after():
+    text = yaml.safe_dump([{"request": {"n": n, "tags": ["a", "b"]}, "response": {"body": "x" * 10}} for n in range(3000)])
+    generations: list[int] = []
+
+    def record(phase: str, info: dict) -> None:
+        generations.append(info["generation"])
+
+    gc.callbacks.append(record)
+    try:
+        loaded = plain_yaml.load(text)
+    finally:
+        gc.callbacks.remove(record)
+    assert len(loaded) == 3000
+    assert len(generations) <= 2  # one collection at most (start, stop): once collection resumes
+    assert gc.isenabled()
+
+
+def test_a_load_leaves_collection_off_when_it_was_off():
+    gc.disable()
+    try:
+        plain_yaml.load("a: [1, 2]\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
