@@ -200,7 +200,7 @@ def sessions(tmp: Path, scale: float, *, vcr_400: bool) -> dict[str, Any]:
             "vcr_default": lambda: vcr_pass(vcr.VCR(record_mode="none")),
             "vcr_body": lambda: vcr_pass(make_vcr(record_mode="none", match_on="body")),
         }
-        rounds = _n(5, scale)
+        rounds = _n(9, scale)
         samples = interleaved(contenders, rounds=rounds, batch=1, warmup=False)
         if count == 100 or vcr_400:
             slow_samples = interleaved(slow, rounds=1, batch=1, warmup=False)
