@@ -17,6 +17,9 @@ import vcr
 
 from harness import sse
 from harness.cassette_vcr import make_vcr
+from harness.clock import VirtualClock
+from harness.transport import PlanStream, raise_connection_fault
+from harness.wire import WirePlan
 from mini_agent.model import FALLBACK_BETA
 from mini_agent.settings import DEFAULT_MODEL, DEFAULT_SYSTEM
 from mini_agent.tools import ToolRegistry, default_tools
@@ -138,6 +141,31 @@ def record_session(path: Path, requests: list[dict[str, Any]]) -> None:
     with make_vcr(record_mode="all").use_cassette(str(path)):
         for request in requests:
             call(client, request)
+
+
+def replay_exchanges(runs: list[list[tuple[dict[str, Any], list[str], WirePlan]]]) -> None:
+    """The SDK alone on the exchanges of recorded runs: for each run a new client, as
+    the harness makes one per scenario; each request (its body and betas) sent as
+    mini_agent sends it and answered by a bare transport with the response the harness
+    planned for it, in the same chunks and with the same ending, read to the end;
+    errors are caught, as the agent catches them."""
+    clock = VirtualClock()
+    for exchanges in runs:
+        plans = iter([plan for _, _, plan in exchanges])
+
+        def handler(request: httpx2.Request, plans: Iterator[WirePlan] = plans) -> httpx2.Response:
+            plan = next(plans)
+            if plan.connection is not None:
+                raise_connection_fault(plan.connection, request, clock)
+            return httpx2.Response(plan.status, headers=plan.headers, stream=PlanStream(plan, clock))
+
+        client = _client(httpx2.MockTransport(handler))
+        for body, betas, _ in exchanges:
+            request = {k: v for k, v in body.items() if k != "stream"} | ({"betas": betas} if betas else {})
+            try:
+                call(client, request)
+            except (Exception, KeyboardInterrupt):  # noqa: BLE001 - the agent survives them all too
+                pass
 
 
 def history(size: int) -> list[dict[str, Any]]:

@@ -21,8 +21,9 @@ DEFAULT_READ_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 5.0
 
 
-class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
-    """Yields a plan's chunks, letting virtual time pass, then ends as the plan says."""
+class PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """A plan's body as an httpx2 byte stream: its chunks, with virtual time passing
+    between them, then the ending the plan says (a cut, a stall, Ctrl+C)."""
 
     def __init__(self, plan: WirePlan, clock: VirtualClock) -> None:
         self.plan = plan
@@ -104,7 +105,7 @@ class _Base:
         plan = self.responder.respond(request.method, request.url.path, request.headers, content)
         if plan.connection is not None:
             raise_connection_fault(plan.connection, request, self.clock)
-        return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, self.clock))
+        return httpx2.Response(plan.status, headers=plan.headers, stream=PlanStream(plan, self.clock))
 
 
 class ScenarioTransport(_Base, httpx2.BaseTransport):
