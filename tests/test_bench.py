@@ -1,0 +1,57 @@
+"""The benchmark (``make bench``) at a tiny scale: every part runs, measures something,
+and the report names every target with its verdict. Not a measurement: the rounds are
+too few for the figures to mean anything. One test, so that pytest-xdist runs the
+bench once."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import run
+
+TINY = 0.02
+
+
+def test_the_bench_runs_every_part_and_reports_every_target(tmp_path, capsys):
+    results = run.measure_all(tmp_path, TINY, session_counts=(3, 6))
+    results["bench_seconds"] = 0.0
+    every_contender_is_measured_against_the_floor(results)
+    the_scenarios_it_times_pass(results)
+    the_property_is_timed_with_its_two_floors(results)
+    the_report_gives_every_target_a_verdict(results, capsys)
+
+
+def every_contender_is_measured_against_the_floor(results: dict) -> None:
+    per_request = results["per_request"]
+    assert set(per_request["ratios"]) == {"a_again/a", "b_harness_oracle/a", "c_vcr_1/a", "c_vcr_1_with_load/a"}
+    assert all(r["cpu_median"] > 0 for r in per_request["ratios"].values())
+    assert per_request["harness_own_us"]["cpu_median_us"] > 0
+    for count in ("3", "6"):
+        assert set(results["sessions"][count]["ratios_to_session_floor"]) == {
+            "harness_body", "harness_order", "vcr_default", "vcr_body"
+        }
+
+
+def the_scenarios_it_times_pass(results: dict) -> None:
+    assert results["ten_retries"]["passed"] and results["ten_retries"]["virtual_seconds"] == 300
+    assert results["one_scenario"]["passed"]
+    assert results["library"]["not_passed"] == [] and results["library"]["files"] >= 60
+
+
+def the_property_is_timed_with_its_two_floors(results: dict) -> None:
+    prop = results["property"]
+    assert prop["examples_with_problems"] == 0 and prop["checks"]
+    assert prop["requests_per_example"] >= 1
+    assert prop["sdk_alone_ms_per_example"] > 0 and prop["generate_only_ms_per_example"] > 0
+
+
+def the_report_gives_every_target_a_verdict(results: dict, capsys: pytest.CaptureFixture[str]) -> None:
+    run.report(results)
+    out = capsys.readouterr().out
+    assert set(results["targets"]) == set(run.TARGETS)
+    for name, verdict in results["targets"].items():
+        assert verdict["met"] == (
+            verdict["measured"] >= run.TARGETS[name] if verdict["target"].startswith("≥") else verdict["measured"] <= run.TARGETS[name]
+        )
+        assert f"{'met ' if verdict['met'] else 'MISS'}  {name}" in out
+    assert "the noise" in out and "the harness's own work per request" in out
