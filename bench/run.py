@@ -175,7 +175,7 @@ def _endless_harness_client() -> Any:
 
 
 def sessions(tmp: Path, scale: float, *, vcr_400: bool, counts: tuple[int, int] = (100, 400)) -> dict[str, Any]:
-    """Whole sessions of 100 and 400 interactions (cassette load included), per request;
+    """Whole sessions of ``counts`` interactions (cassette load included), per request;
     vcrpy replays the longer one only if ``vcr_400``."""
     out: dict[str, Any] = {}
     for count in counts:
@@ -414,10 +414,10 @@ def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
 def verdicts(results: dict[str, Any]) -> dict[str, Any]:
     """Each target with the measured figure (CPU time where the machine is shared)."""
     pr = results["per_request"]["ratios"]
-    s400 = results["sessions"][max(results["sessions"], key=int)]
+    longest = results["sessions"][max(results["sessions"], key=int)]
     measured = {
         "b_over_a": pr["b_harness_oracle/a"]["cpu_median"],
-        "session_400_over_floor": s400["ratios_to_session_floor"]["harness_body"]["cpu_median"],
+        "session_400_over_floor": longest["ratios_to_session_floor"]["harness_body"]["cpu_median"],
         "oracle_per_message_growth": results["oracle"]["growth_1000_over_10"],
         "ten_retries_wall_ms": results["ten_retries"]["ms"]["wall_median"],
         "library_wall_s": results["library"]["s"]["wall_min"],

@@ -18,7 +18,7 @@ import vcr
 from harness import sse
 from harness.cassette_vcr import make_vcr
 from harness.clock import VirtualClock
-from harness.transport import PlanStream, raise_connection_fault
+from harness.transport import plan_response
 from harness.wire import WirePlan
 from mini_agent.model import FALLBACK_BETA
 from mini_agent.settings import DEFAULT_MODEL, DEFAULT_SYSTEM
@@ -154,10 +154,7 @@ def replay_exchanges(runs: list[list[tuple[dict[str, Any], list[str], WirePlan]]
         plans = iter([plan for _, _, plan in exchanges])
 
         def handler(request: httpx2.Request, plans: Iterator[WirePlan] = plans) -> httpx2.Response:
-            plan = next(plans)
-            if plan.connection is not None:
-                raise_connection_fault(plan.connection, request, clock)
-            return httpx2.Response(plan.status, headers=plan.headers, stream=PlanStream(plan, clock))
+            return plan_response(next(plans), request, clock)
 
         client = _client(httpx2.MockTransport(handler))
         for body, betas, _ in exchanges:

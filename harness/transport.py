@@ -21,7 +21,7 @@ DEFAULT_READ_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 5.0
 
 
-class PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     """A plan's body as an httpx2 byte stream: its chunks, with virtual time passing
     between them, then the ending the plan says (a cut, a stall, Ctrl+C)."""
 
@@ -91,6 +91,14 @@ def raise_connection_fault(fault: str, request: httpx2.Request, clock: VirtualCl
     raise ValueError(f"unknown connection fault {fault!r}")
 
 
+def plan_response(plan: WirePlan, request: httpx2.Request, clock: VirtualClock) -> httpx2.Response:
+    """What httpx2 hands the client for ``plan``: the response, its body streamed as the
+    plan says; or the connection fault raised, when there is no response at all."""
+    if plan.connection is not None:
+        raise_connection_fault(plan.connection, request, clock)
+    return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, clock))
+
+
 class _Base:
     def __init__(self, replies: Iterable[Reply] | Responder = (), *, clock: VirtualClock | None = None) -> None:
         self.responder = replies if isinstance(replies, Responder) else Responder(replies, clock=clock)
@@ -103,9 +111,7 @@ class _Base:
 
     def _respond(self, request: httpx2.Request, content: bytes) -> httpx2.Response:
         plan = self.responder.respond(request.method, request.url.path, request.headers, content)
-        if plan.connection is not None:
-            raise_connection_fault(plan.connection, request, self.clock)
-        return httpx2.Response(plan.status, headers=plan.headers, stream=PlanStream(plan, self.clock))
+        return plan_response(plan, request, self.clock)
 
 
 class ScenarioTransport(_Base, httpx2.BaseTransport):
