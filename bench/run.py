@@ -33,15 +33,15 @@ import anthropic
 import httpx2
 import vcr
 
-from harness.api_rules import check_history
-from harness.cassette_replay import CassetteTransport
-from harness.cassette_vcr import make_vcr
-from harness.library import scenario_files
-from harness.replies import Reply
-from harness.responder import Responder
-from harness.runner import run_scenario
-from harness.scenario import Scenario, ScenarioError, Turn, load_scenario
-from harness.transport import ScenarioTransport, sync_client
+from harness.oracle.rules import check_history
+from harness.cassette.replay_transport import CassetteTransport
+from harness.cassette.recorder import make_vcr
+from harness.scenario.library import scenario_files
+from harness.wire.replies import Reply
+from harness.scenario.responder import Responder
+from harness.scenario.runner import run_scenario
+from harness.scenario.loader import Scenario, ScenarioError, Turn, load_scenario
+from harness.scenario.transport import ScenarioTransport, sync_client
 
 from . import workload
 from .timing import Samples, interleaved, ratio, repeat
@@ -336,7 +336,7 @@ def _run_file(path: Path) -> None:
 def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
     """Examples per second of the main history property, as tests/properties runs it:
     ``harness.strategies.scenarios(interrupts=False)``, each run by
-    ``harness.found.run_and_record`` with the history checks (every request API-valid,
+    ``harness.scenario.found.run_and_record`` with the history checks (every request API-valid,
     every tool_use answered once, no partial message in the history). Generation is
     timed too: it is part of what a property costs. A failing example is counted, not
     shrunk, and saved under a temporary folder. Two floors beside it: hypothesis alone
@@ -345,7 +345,7 @@ def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
     from hypothesis import HealthCheck, Phase, given, settings
 
     from harness import strategies
-    from harness.found import Counterexample, run_and_record
+    from harness.scenario.found import Counterexample, run_and_record
 
     try:
         from tests.properties.history_checks import HISTORY_CHECKS

@@ -15,11 +15,11 @@ import anthropic
 import httpx2
 import vcr
 
-from harness import sse
-from harness.cassette_vcr import make_vcr
-from harness.clock import VirtualClock
-from harness.transport import plan_response
-from harness.wire import WirePlan
+from harness.wire import sse
+from harness.cassette.recorder import make_vcr
+from harness.wire.clock import VirtualClock
+from harness.scenario.transport import plan_response
+from harness.wire.plan import WirePlan
 from mini_agent.model import FALLBACK_BETA
 from mini_agent.settings import DEFAULT_MODEL, DEFAULT_SYSTEM
 from mini_agent.tools import ToolRegistry, default_tools

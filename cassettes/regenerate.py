@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from harness.record import record_over_loopback
+from harness.cassette.record import record_over_loopback
 
 HERE = Path(__file__).resolve().parent
 

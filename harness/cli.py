@@ -7,7 +7,7 @@ check saved conversations.
     harness schema [-o FILE]                          the JSON Schema of the scenario format
     harness serve SCENARIO [--port N] [--check]        the scenario on a loopback socket, for any client
     harness check-history FILE                        check a saved conversation against the API's rules
-    harness record / replay / scan                    cassettes: see harness.cassette_cli
+    harness record / replay / scan                    cassettes: see harness.cassette.commands
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from .cassette_cli import add_commands as add_cassette_commands
-from .golden import UPDATE_VARIABLE
-from .history_file import HistoryFileError, check_history_file
-from .library import scenario_files
-from .runner import Outcome, run_scenario
-from .scenario import ScenarioError, json_schema, load_scenario
-from .timeline import format_timeline
+from harness.cassette.commands import add_commands as add_cassette_commands
+from harness.scenario.golden import UPDATE_VARIABLE
+from harness.oracle.history_file import HistoryFileError, check_history_file
+from harness.scenario.library import scenario_files
+from harness.scenario.runner import Outcome, run_scenario
+from harness.scenario.loader import ScenarioError, json_schema, load_scenario
+from harness.scenario.timeline import format_timeline
 
 DEFAULT_PATHS = ["scenarios"]
 
@@ -132,8 +132,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .serve import build_server, check_served
-    from .server import ServerError, serve_forever
+    from harness.serve.report import build_server, check_served
+    from harness.serve.server import ServerError, serve_forever
 
     scenario = load_scenario(args.scenario)
     log = _live(lambda line: sys.stdout.write(line + "\n"))

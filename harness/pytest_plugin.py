@@ -12,8 +12,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from . import cassette_fixtures
-from .cassette_fixtures import (  # noqa: F401 -- fixtures, registered by being here
+from harness.cassette import fixtures as cassette_fixtures
+from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by being here
     async_cassette_client,
     cassette,
     cassette_client,
@@ -45,13 +45,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--harness-found-dir"):
         import os
 
-        from .found import FOUND_DIR_VARIABLE
+        from harness.scenario.found import FOUND_DIR_VARIABLE
 
         os.environ[FOUND_DIR_VARIABLE] = str(Path(config.getoption("--harness-found-dir")).resolve())
     if config.getoption("--update-golden"):
         import os
 
-        from .golden import UPDATE_VARIABLE
+        from harness.scenario.golden import UPDATE_VARIABLE
 
         os.environ[UPDATE_VARIABLE] = "1"
 
@@ -67,7 +67,7 @@ class ScenarioFile(pytest.File):
     """One scenario file: one test item, named after the scenario."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from .scenario import ScenarioError, load_scenario
+        from harness.scenario.loader import ScenarioError, load_scenario
 
         try:
             scenario = load_scenario(self.path)
@@ -89,8 +89,8 @@ class ScenarioItem(pytest.Item):
         self.scenario = scenario
 
     def runtest(self) -> None:
-        from .runner import run_scenario
-        from .timeline import format_timeline
+        from harness.scenario.runner import run_scenario
+        from harness.scenario.timeline import format_timeline
 
         outcome = run_scenario(self.scenario)
         if outcome.problems:
@@ -126,7 +126,7 @@ class BrokenScenarioItem(pytest.Item):
 def fault_api(request: pytest.FixtureRequest) -> Iterator[Any]:
     """A fake Anthropic API serving the scenario named by ``@pytest.mark.scenario(path)``;
     its wire-level invariants and expectations are checked at teardown."""
-    from .wire_session import WireSession
+    from harness.scenario.wire_session import WireSession
 
     marker = request.node.get_closest_marker("scenario")
     if marker is None or not marker.args:

@@ -10,9 +10,9 @@ import httpcore2  # noqa: F401 -- loaded before pytester's in-process runs snaps
 import pytest
 import vcr  # noqa: F401 -- likewise: a copy imported inside a run would not match httpx2's exception map
 
-from harness.adapters import mini_agent_factory
-from harness.replies import Reply
-from harness.transport import ScenarioTransport, sync_client
+from harness.agents.mini_agent import mini_agent_factory
+from harness.wire.replies import Reply
+from harness.scenario.transport import ScenarioTransport, sync_client
 from mini_agent.events import Notice, ToolResult, TurnEnd
 from mini_agent.loop import Agent
 from mini_agent.settings import Settings

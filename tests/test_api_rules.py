@@ -10,7 +10,7 @@ import yaml
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from harness.api_rules import SYSTEM_MESSAGES_BETA, Violation, check_history, check_request, error_body
+from harness.oracle.rules import SYSTEM_MESSAGES_BETA, Violation, check_history, check_request, error_body
 
 from conformance_paths import CONFORMANCE, FULL_SET
 

@@ -14,9 +14,9 @@ import anthropic
 import httpx2
 import pytest
 
-from harness import cassette_replay
-from harness.cassette_bodies import load_cassette
-from harness.cassette_replay import (
+from harness.cassette import replay_transport as cassette_replay
+from harness.cassette.file import load_cassette
+from harness.cassette.replay_transport import (
     AsyncCassetteTransport,
     CassetteTransport,
     NetworkBlocked,
@@ -25,11 +25,11 @@ from harness.cassette_replay import (
     body_diff,
 )
 from harness.cli import main
-from harness.record import record_over_loopback
-from harness.replay import lines_from_cassette, replay_session, settings_from_cassette
-from harness.runner import run_scenario
-from harness.scenario import load_scenario
-from harness.secret_scan import scan_paths
+from harness.cassette.record import record_over_loopback
+from harness.cassette.replay import lines_from_cassette, replay_session, settings_from_cassette
+from harness.scenario.runner import run_scenario
+from harness.scenario.loader import load_scenario
+from harness.cassette.scan import scan_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "cassettes" / "sources").glob("*.yaml"))

@@ -1,5 +1,5 @@
 """Real recorded streams (vcrpy cassettes from another project, in ../shared/conformance):
-harness.cassette_bodies reads them whatever their storage, harness.sse decodes them, and
+harness.cassette.file reads them whatever their storage, harness.wire.sse decodes them, and
 re-encoding loses nothing the SDK sees."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import httpx2
 import pytest
 import yaml
 
-from harness.cassette_bodies import CassetteError, load_cassette, response_body_bytes
-from harness.sse import decode_events, encode_event, encode_events, final_message, parse_frames
+from harness.cassette.file import CassetteError, load_cassette, response_body_bytes
+from harness.wire.sse import decode_events, encode_event, encode_events, final_message, parse_frames
 
 from conformance_paths import CONFORMANCE
 PADDING = re.compile(rb" +}\n\n\Z")  # the live API pads JSON with spaces before its last brace

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness.history_file import HistoryFileError, check_history_file
+from harness.oracle.history_file import HistoryFileError, check_history_file
 
 GOOD = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]
 DANGLING = [

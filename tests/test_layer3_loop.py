@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.api_rules import check_history
-from harness.replies import Reply
+from harness.oracle.rules import check_history
+from harness.wire.replies import Reply
 from mini_agent.events import MessageDone, Notice, ToolCall, TurnEnd
 from mini_agent.loop import INTERRUPTED_RESULT, Agent
 from mini_agent.tools import Read, Write

@@ -17,10 +17,10 @@ from typing import Any, Iterator
 import anthropic
 import pytest
 
-from harness.clock import VirtualClock
-from harness.runner import Outcome, run_scenario
-from harness.scenario import load_scenario
-from harness.timeline import format_timeline
+from harness.wire.clock import VirtualClock
+from harness.scenario.runner import Outcome, run_scenario
+from harness.scenario.loader import load_scenario
+from harness.scenario.timeline import format_timeline
 from mini_agent.events import MessageDone, Notice, TextDelta, ToolCall, ToolResult, TurnEnd
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"

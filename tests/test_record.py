@@ -13,17 +13,17 @@ from typing import Iterator
 import pytest
 import yaml
 
-from harness.cassette_bodies import load_cassette
-from harness.cassette_vcr import AtomicPersister, SecretsFound, write_atomically
+from harness.cassette.file import load_cassette
+from harness.cassette.recorder import AtomicPersister, SecretsFound, write_atomically
 from harness.cli import main
-from harness.clock import VirtualClock
-from harness.record import CassetteExists, RecordingFailed, drive, record_over_loopback, record_session
-from harness.replay import replay_session
-from harness.replies import Reply
-from harness.responder import Responder
-from harness.scrub import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS
-from harness.secret_scan import scan_paths
-from harness.server import FaultServer
+from harness.wire.clock import VirtualClock
+from harness.cassette.record import CassetteExists, RecordingFailed, drive, record_over_loopback, record_session
+from harness.cassette.replay import replay_session
+from harness.wire.replies import Reply
+from harness.scenario.responder import Responder
+from harness.cassette.scrub import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS
+from harness.cassette.scan import scan_paths
+from harness.serve.server import FaultServer
 from mini_agent.events import Notice, TurnEnd
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -202,7 +202,7 @@ def test_harness_record_reports_ctrl_c_and_exits_130(tmp_path, monkeypatch, caps
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("harness.record.record_session", interrupted)
+    monkeypatch.setattr("harness.cassette.record.record_session", interrupted)
     assert main(["record", "--cassette", str(tmp_path / "x.yaml"), "--", "hi"]) == 130
     assert "interrupted; " in capsys.readouterr().err and not (tmp_path / "x.yaml").exists()
 
@@ -214,7 +214,7 @@ def test_a_crash_while_writing_leaves_the_old_file_and_no_temporary(tmp_path, mo
     def disk_full(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("harness.cassette_vcr.os.fsync", disk_full)
+    monkeypatch.setattr("harness.cassette.recorder.os.fsync", disk_full)
     with pytest.raises(OSError, match="No space left"):
         write_atomically(cassette, "new\n" * 1000)
     assert cassette.read_text() == "old\n" and os.listdir(tmp_path) == ["demo.yaml"]

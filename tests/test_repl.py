@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.replies import Reply
+from harness.wire.replies import Reply
 from mini_agent.cli import run_repl
 
 DONE = Reply(message={"text": "Done."})

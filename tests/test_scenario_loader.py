@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.library import scenario_files
-from harness.replies import Cut, Drip, ErrorEvent, Insert, Stall
-from harness.runner import run_scenario
-from harness.scenario import Interrupt, ScenarioError, json_schema, load_scenario, problems_in
-from harness.timeline import format_timeline
+from harness.scenario.library import scenario_files
+from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Stall
+from harness.scenario.runner import run_scenario
+from harness.scenario.loader import Interrupt, ScenarioError, json_schema, load_scenario, problems_in
+from harness.scenario.timeline import format_timeline
 
 LIBRARY = Path(__file__).resolve().parents[1] / "scenarios"
 HEAD = "name: broken\nabout: a scenario with one mistake\n"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.scrub import redact_text, scrub_body
-from harness.secret_scan import scan_paths, scan_text
+from harness.cassette.scrub import redact_text, scrub_body
+from harness.cassette.scan import scan_paths, scan_text
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-api03-" + "Zx9" * 30  # the shape of a real key, built so this file holds none
@@ -126,7 +126,7 @@ def test_the_shipped_cassettes_hold_no_secrets():
 
 
 def test_a_recorded_response_keeps_only_allowlisted_headers_and_a_readable_body():
-    from harness.scrub import scrub_response
+    from harness.cassette.scrub import scrub_response
 
     response = {
         "status": {"code": 529, "message": "Overloaded"},

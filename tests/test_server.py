@@ -22,9 +22,9 @@ import anthropic
 import httpx2
 import pytest
 
-from harness.replies import Cut, Drip, ErrorEvent, Reply, Stall
-from harness.responder import Responder
-from harness.server import FaultServer, ServerError
+from harness.wire.replies import Cut, Drip, ErrorEvent, Reply, Stall
+from harness.scenario.responder import Responder
+from harness.serve.server import FaultServer, ServerError
 from mini_agent.errors import to_model_error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -374,9 +374,9 @@ def test_needs_exactly_one_of_responder_and_sessions():
 
 SERVE_SCRIPT = """
 import sys
-from harness.replies import Reply
-from harness.responder import Responder
-from harness.server import FaultServer, serve_forever
+from harness.wire.replies import Reply
+from harness.scenario.responder import Responder
+from harness.serve.server import FaultServer, serve_forever
 server = FaultServer(Responder([Reply(message={"text": "hi"})]), time_scale=0, log=sys.stdout).start()
 print(server.url, flush=True)
 serve_forever(server)

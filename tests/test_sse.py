@@ -1,4 +1,4 @@
-"""harness.sse: message specs become the live API's SSE bytes, and the real SDK reads
+"""harness.wire.sse: message specs become the live API's SSE bytes, and the real SDK reads
 them as the message that ``final_message`` predicts."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.sse import (
+from harness.wire.sse import (
     SSEFrame,
     decode_events,
     encode_event,

@@ -30,7 +30,7 @@ ends), from the rules of DESIGN §3; ``scenarios()`` writes that into each turn'
 ``expect``, so an agent that gives up too early or retries what it must not fails.
 """
 
-from .arguments import (
+from harness.strategies.arguments import (
     COMMON_FILES,
     JSON_TYPES,
     MUTATIONS,
@@ -45,7 +45,7 @@ from .arguments import (
     tool_inputs,
     workspace_paths,
 )
-from .conversations import (
+from harness.strategies.conversations import (
     BIG_BUDGET,
     CONTINUING_STOPS,
     Effect,

@@ -19,14 +19,14 @@ from hypothesis.strategies import SearchStrategy
 from mini_agent.settings import Settings
 from mini_agent.tools import Tool
 
-from ..api_errors import API_ERRORS, STREAM_ERROR_TYPES, api_error
-from ..clock import EPOCH_ORIGIN
-from ..invariants import RETRYABLE_STREAM_ERRORS
-from ..replies import CONNECTION_FAULTS, Cut, Drip, ErrorEvent, Insert, Reply, Stall
-from ..scenario import Interrupt, Scenario, Turn
-from ..sse import encode_events
-from ..wire import stream_events
-from .arguments import (
+from harness.wire.api_errors import API_ERRORS, STREAM_ERROR_TYPES, api_error
+from harness.wire.clock import EPOCH_ORIGIN
+from harness.scenario.invariants import RETRYABLE_STREAM_ERRORS
+from harness.wire.replies import CONNECTION_FAULTS, Cut, Drip, ErrorEvent, Insert, Reply, Stall
+from harness.scenario.loader import Interrupt, Scenario, Turn
+from harness.wire.sse import encode_events
+from harness.wire.plan import stream_events
+from harness.strategies.arguments import (
     MUTATIONS,
     any_tool_inputs,
     echo_commands,

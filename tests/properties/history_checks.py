@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.invariants import failed
-from harness.runner import Outcome
-from harness.sse import final_message
+from harness.scenario.invariants import failed
+from harness.scenario.runner import Outcome
+from harness.wire.sse import final_message
 
 OMITTED_THINKING = "(earlier reasoning omitted)"  # what mini_agent leaves when a fallback drops thinking
 

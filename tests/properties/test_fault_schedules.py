@@ -9,11 +9,11 @@ from pathlib import Path
 
 from hypothesis import example, given
 
-from harness.found import run_and_record
-from harness.invariants import failed
-from harness.replies import Reply
-from harness.runner import run_scenario
-from harness.scenario import Interrupt, Scenario, Turn
+from harness.scenario.found import run_and_record
+from harness.scenario.invariants import failed
+from harness.wire.replies import Reply
+from harness.scenario.runner import run_scenario
+from harness.scenario.loader import Interrupt, Scenario, Turn
 from harness.strategies import scenarios
 
 from .budget import examples

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import harness.runner
+import harness.scenario.runner
 from harness import cli
-from harness.adapters import AgentFactory, mini_agent_factory
-from harness.found import FOUND_DIR_VARIABLE, Counterexample, run_and_record
-from harness.replies import CONNECTION_FAULTS, Cut, Drip, ErrorEvent, Insert, Reply, Stall
-from harness.runner import settings_for
-from harness.scenario import END_REASONS, Interrupt, Scenario, Turn, load_scenario
-from harness.scenario_yaml import dump_scenario, without_positions, write_scenario
+from harness.agents.mini_agent import AgentFactory, mini_agent_factory
+from harness.scenario.found import FOUND_DIR_VARIABLE, Counterexample, run_and_record
+from harness.wire.replies import CONNECTION_FAULTS, Cut, Drip, ErrorEvent, Insert, Reply, Stall
+from harness.scenario.runner import settings_for
+from harness.scenario.loader import END_REASONS, Interrupt, Scenario, Turn, load_scenario
+from harness.scenario.dump import dump_scenario, without_positions, write_scenario
 from harness.strategies import fault_schedules, interruption_points, json_values, model_texts, scenarios, user_lines, workspaces
 from mini_agent.loop import Agent
 
@@ -169,7 +169,7 @@ def test_a_broken_agent_is_caught_and_saved_as_a_scenario_harness_run_replays(
     assert "tool_use" in first_problem or "non-empty content" in first_problem
 
     with monkeypatch.context() as patch:  # `harness run`, with the same broken agent
-        patch.setattr(harness.runner, "mini_agent_factory", lambda settings, **options: mini_agent_factory(settings, agent_class=ForgetfulAgent))
+        patch.setattr(harness.scenario.runner, "mini_agent_factory", lambda settings, **options: mini_agent_factory(settings, agent_class=ForgetfulAgent))
         assert cli.main(["run", str(saved)]) == 1
     assert f"✗ {first_problem}" in capsys.readouterr().out
     assert cli.main(["run", str(saved)]) == 0  # mini_agent itself repairs the history
@@ -182,9 +182,9 @@ pytest_plugins = ["pytester"]
 FAILING_TEST = '''
 from pathlib import Path
 
-from harness.found import run_and_record
-from harness.replies import Reply
-from harness.scenario import Scenario, Turn
+from harness.scenario.found import run_and_record
+from harness.wire.replies import Reply
+from harness.scenario.loader import Scenario, Turn
 
 
 def test_too_few_replies():

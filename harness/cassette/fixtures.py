@@ -1,0 +1,131 @@
+"""pytest fixtures and the ``cassette`` marker, after pytest-recording's conventions.
+
+    @pytest.mark.cassette                       # cassettes/<module>/<test name>.yaml
+    def test_answer(cassette_client): ...
+
+    @pytest.mark.cassette("shared.yaml", match_on="order", engine="vcr")
+    async def test_async(async_cassette_client): ...
+
+- Cassettes live next to the test module in ``cassettes/<module name>/`` (fixture
+  ``cassette_dir``), named after the test (``cassette_name``: ``test_x.yaml``, or
+  ``TestClass.test_x.yaml``); a marker's first argument names another file in that
+  folder (or an absolute path).
+- ``--record-mode`` none (the default: replay only, network blocked), once, new_episodes,
+  all. When pytest-recording is installed its own ``--record-mode`` is used.
+- Options, low to high precedence as in pytest-recording: ``--record-mode``, then the
+  ``cassette_config`` fixture (a dict you may override at any scope), then the marker's
+  keyword arguments. Keys: ``record_mode``, ``match_on`` (body | order), ``engine``
+  (harness | vcr), ``cwd`` (written as ``<cwd>`` in request bodies), ``block_network``.
+- ``cassette`` is the ``CassetteSession``; ``cassette_client`` / ``async_cassette_client``
+  are SDK clients bound to it. A request that does not match the recording fails the
+  test at teardown with a diff of the two bodies.
+
+``pytest_plugin`` registers these (the plugin file holds only hooks and fixtures).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+MARKER = "cassette"
+OPTION_KEYS = ("record_mode", "match_on", "engine", "cwd", "block_network")
+_FORBIDDEN = '<>?%*:|"\'/\\'
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """``--record-mode``, unless pytest-recording (which has the same option) is installed."""
+    if importlib.util.find_spec("pytest_recording") is not None:
+        return
+    group = parser.getgroup("recording", "cassettes (vcrpy)")
+    group.addoption(
+        "--record-mode",
+        action="store",
+        default="none",
+        choices=("none", "once", "new_episodes", "all"),
+        help='record mode for @pytest.mark.cassette tests (default: "none", replay only)',
+    )
+
+
+def configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(name=None, **options): replay (or record) a vcrpy cassette for the cassette_client fixture",
+    )
+
+
+@pytest.fixture(scope="module")
+def cassette_dir(request: pytest.FixtureRequest) -> Path:
+    """``cassettes/<module name>/`` next to the test module."""
+    module = Path(request.path)
+    return module.parent / "cassettes" / module.stem
+
+
+@pytest.fixture
+def cassette_name(request: pytest.FixtureRequest) -> str:
+    """``<test name>.yaml`` (``<Class>.<test name>.yaml`` in a class), file-name safe."""
+    name = f"{request.cls.__name__}.{request.node.name}" if request.cls else request.node.name
+    for char in _FORBIDDEN:
+        name = name.replace(char, "-")
+    return f"{name}.yaml"
+
+
+@pytest.fixture
+def cassette_config() -> dict[str, Any]:
+    """Options for every cassette in scope; override this fixture to change them."""
+    return {}
+
+
+@pytest.fixture
+def cassette_record_mode(request: pytest.FixtureRequest) -> str:
+    """The record mode from the command line (``none`` by default)."""
+    mode = request.config.getoption("record_mode", default="none")
+    return "all" if mode == "rewrite" else mode  # pytest-recording's "rewrite" is "all" here
+
+
+@pytest.fixture
+def cassette(
+    request: pytest.FixtureRequest,
+    cassette_dir: Path,
+    cassette_name: str,
+    cassette_config: dict[str, Any],
+    cassette_record_mode: str,
+) -> Iterator[Any]:
+    """The test's CassetteSession; fails the test at teardown if a request did not match."""
+    from harness.cassette.session import CassetteMissing, CassetteSession
+
+    marker = request.node.get_closest_marker(MARKER)
+    options = {"record_mode": cassette_record_mode, **cassette_config, **(marker.kwargs if marker else {})}
+    unknown = sorted(set(options) - set(OPTION_KEYS))
+    if unknown:
+        pytest.fail(f"cassette options {unknown}: choose from {', '.join(OPTION_KEYS)}", pytrace=False)
+    name = marker.args[0] if marker and marker.args else cassette_name
+    path = Path(name) if Path(name).is_absolute() else Path(cassette_dir) / name
+    try:
+        session = CassetteSession(path, **options)
+    except ValueError as error:
+        pytest.fail(f"@pytest.mark.{MARKER}: {error}", pytrace=False)
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(session)
+        except CassetteMissing as error:
+            pytest.fail(str(error), pytrace=False)
+        yield session
+    if session.problems:
+        pytest.fail("\n\n".join(session.problems), pytrace=False)
+
+
+@pytest.fixture
+def cassette_client(cassette: Any) -> Any:
+    """An ``anthropic.Anthropic`` that replays (or records) the test's cassette."""
+    return cassette.client()
+
+
+@pytest.fixture
+def async_cassette_client(cassette: Any) -> Any:
+    """An ``anthropic.AsyncAnthropic`` that replays (or records) the test's cassette."""
+    return cassette.async_client()

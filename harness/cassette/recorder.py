@@ -1,0 +1,115 @@
+"""vcrpy as the harness uses it: the recorder, the file format, and the
+pytest-recording-compatible replay path.
+
+``make_vcr(record_mode, match_on, cwd)`` is a ``vcr.VCR`` that scrubs every request and
+response before it is kept (``harness.cassette.scrub``), never saves after an exception, and
+saves through ``AtomicPersister``: serialise, scan for secrets, write a temporary file
+in the cassette's folder, fsync, ``os.replace``. A crash or Ctrl+C leaves the previous
+cassette (or no file), never a truncated one; a cassette the scanner flags is not
+written at all.
+
+Errors::
+
+    ValueError
+     └── SecretsFound   the serialised cassette still looks like it holds a secret
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from harness.cassette.scrub import request_scrubber, scrub_response
+from harness.cassette.scan import Finding, scan_text
+
+RECORD_MODES = ("none", "once", "new_episodes", "all")
+MATCHING = {"body": ("method", "path", "body"), "order": ("method", "path")}
+
+
+class SecretsFound(ValueError):
+    """A cassette that would have been written with something that looks like a secret."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.findings = findings
+        lines = "\n".join(f"  {f}" for f in findings[:20])
+        more = f"\n  … and {len(findings) - 20} more" if len(findings) > 20 else ""
+        super().__init__(f"not written: the cassette still looks like it holds secrets:\n{lines}{more}")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new one, whole."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            if hasattr(os, "fchmod"):  # the mode the old file had, else the usual one
+                os.fchmod(fd, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class AtomicPersister:
+    """vcrpy's filesystem persister, but the save is scanned and atomic."""
+
+    @staticmethod
+    def load_cassette(cassette_path: Any, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import FilesystemPersister
+
+        return FilesystemPersister.load_cassette(cassette_path, serializer)
+
+    @staticmethod
+    def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+        from vcr.serialize import serialize
+
+        text = serialize(cassette_dict, serializer)
+        findings = scan_text(text, str(cassette_path))
+        if findings:
+            raise SecretsFound(findings)
+        write_atomically(Path(cassette_path), text)
+
+
+def make_vcr(*, record_mode: str = "none", match_on: str = "body", cwd: str | Path | None = None) -> Any:
+    """A ``vcr.VCR`` configured for Anthropic sessions (see the module docstring).
+
+    ``match_on``: ``body`` (method, path and JSON body) or ``order`` (method and path:
+    the n-th request gets the n-th recorded answer). ``cwd``: the agent's working
+    directory, written as ``<cwd>`` in request bodies. In ``all`` mode the cassette is
+    recorded from scratch (vcrpy would otherwise keep old interactions nobody asked for).
+    """
+    import vcr
+
+    if record_mode not in RECORD_MODES:
+        raise ValueError(f"record mode {record_mode!r}: choose one of {', '.join(RECORD_MODES)}")
+    if match_on not in MATCHING:
+        raise ValueError(f"match_on {match_on!r}: choose one of {', '.join(MATCHING)}")
+    recorder = vcr.VCR(
+        record_mode=record_mode,
+        match_on=MATCHING[match_on],
+        before_record_request=request_scrubber(cwd),
+        before_record_response=scrub_response,
+        record_on_exception=False,
+        drop_unused_requests=record_mode == "all",
+    )
+    recorder.register_persister(AtomicPersister)
+    return recorder

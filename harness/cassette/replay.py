@@ -1,0 +1,153 @@
+"""Replaying a recorded mini_agent session offline: the cassette answers, the network is
+blocked, time is virtual, and the transcript comes out as it did when recording.
+
+    replay_session(cassette, engine="harness" | "vcr", match_on="body" | "order")
+
+``harness`` serves the cassette through ``CassetteTransport`` (indexed, linear in the
+session's length); ``vcr`` plays it through vcrpy in record mode ``none``, the path a
+pytest-recording user takes. Both match a request on method, path and body by default.
+The user's lines and the agent's settings (model, max_tokens, system prompt, fallbacks)
+are read from the recorded requests unless given.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+from urllib.parse import urlsplit
+
+import anthropic
+import httpx2
+
+from mini_agent.loop import Agent
+from mini_agent.settings import Settings
+
+from harness.cassette.file import load_cassette
+from harness.cassette.replay_transport import CassetteIndex, CassetteTransport, NetworkBlocked, VcrGuard, block_network
+from harness.cassette.session import ENGINES, REPLAY_API_KEY
+from harness.cassette.recorder import make_vcr
+from harness.wire.clock import VirtualClock
+from harness.cassette.record import JITTER_SEED, drive
+from harness.cassette.scrub import replace_cwd
+
+
+@dataclass
+class ReplayResult:
+    """What a replay produced. ``transcript`` has the working directory as ``<cwd>``;
+    ``unused`` are interactions (from 1) that no request got."""
+
+    transcript: str
+    requests: int
+    unused: list[int]
+    lines: list[str]
+
+
+def request_bodies(interactions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The JSON bodies of the recorded ``/v1/messages`` requests, in order."""
+    bodies = []
+    for interaction in interactions:
+        request = interaction["request"]
+        if not urlsplit(str(request.get("uri", ""))).path.endswith("/v1/messages"):
+            continue
+        try:
+            body = json.loads(request.get("body") or "null")
+        except (TypeError, ValueError):
+            continue
+        if isinstance(body, dict):
+            bodies.append(body)
+    return bodies
+
+
+def lines_from_cassette(interactions: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The user's lines, one per turn: the plain-text user messages of the recorded
+    requests (mini_agent sends a line as a string, tool results as a list)."""
+    lines: list[str] = []
+    for body in request_bodies(interactions):
+        said = [m["content"] for m in body.get("messages", []) if m.get("role") == "user" and isinstance(m.get("content"), str)]
+        if len(said) > len(lines) and said[: len(lines)] == lines:
+            lines = said
+    return lines
+
+
+def settings_from_cassette(interactions: Sequence[Mapping[str, Any]], base: Settings | None = None) -> Settings:
+    """mini_agent's settings as the first recorded request shows them."""
+    base = base or Settings()
+    bodies = request_bodies(interactions)
+    if not bodies:
+        return base
+    first = bodies[0]
+    system = first.get("system", "")
+    return replace(
+        base,
+        model=first.get("model", base.model),
+        max_tokens=first.get("max_tokens", base.max_tokens),
+        system=system if isinstance(system, str) else base.system,
+        fallbacks="fallbacks" in first,
+    )
+
+
+def replay_session(
+    cassette: str | Path,
+    lines: Sequence[str] | None = None,
+    *,
+    engine: str = "harness",
+    match_on: str = "body",
+    cwd: str | Path = ".",
+    settings: Settings | None = None,
+    write: Callable[[str], object] | None = None,
+) -> ReplayResult:
+    """Drive mini_agent from ``cassette`` with the network blocked. Raises ReplayMismatch
+    (the first request that differs from the recording, with a diff) or NetworkBlocked."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    path = Path(cassette)
+    interactions = load_cassette(path)
+    lines = list(lines) if lines else lines_from_cassette(interactions)
+    settings = settings or settings_from_cassette(interactions)
+    workdir = Path(cwd).resolve()
+    clock = VirtualClock()
+    transcript: list[str] = []
+
+    def emit(text: str) -> None:
+        transcript.append(text)
+        if write is not None:
+            write(text)
+
+    if engine == "harness":
+        index = CassetteIndex(interactions, match_on=match_on, cwd=workdir, name=str(path))
+        transport: Any = CassetteTransport(index)
+    else:
+        transport = VcrGuard()
+    client = anthropic.Anthropic(
+        api_key=REPLAY_API_KEY, base_url=_origin(interactions), max_retries=0, http_client=httpx2.Client(transport=transport)
+    )
+    agent = Agent(
+        client, settings=settings, cwd=workdir, sleep=clock.sleep, clock=clock.now, wall_clock=clock.wall,
+        rand=random.Random(JITTER_SEED).random, session_id="replay",
+    )
+    with block_network() as attempts:
+        if engine == "harness":
+            drive(agent, lines, emit, stop_on_interrupt=False)
+            requests, unused = len(transport.index.played), transport.unused
+        else:
+            with make_vcr(record_mode="none", match_on=match_on, cwd=workdir).use_cassette(str(path)) as played:
+                drive(agent, lines, emit, stop_on_interrupt=False)
+            requests = played.play_count
+            unused = [n + 1 for n in range(len(played.data)) if not played.play_counts[n]]
+    if transport.mismatches:
+        raise transport.mismatches[0]
+    if attempts:
+        raise NetworkBlocked(f"the replay tried to reach the network: {attempts[0]}")
+    return ReplayResult(replace_cwd("".join(transcript), workdir), requests, unused, lines)
+
+
+def _origin(interactions: Sequence[Mapping[str, Any]]) -> str:
+    """Where the session was recorded (only the path is matched, but it reads true)."""
+    for interaction in interactions:
+        parts = urlsplit(str(interaction["request"].get("uri", "")))
+        if parts.scheme and parts.netloc:
+            return f"{parts.scheme}://{parts.netloc}"
+    return "https://api.anthropic.com"

@@ -1,0 +1,136 @@
+"""One test's cassette, replayed or recorded: what the ``cassette`` fixture hands out.
+
+    with CassetteSession(path, record_mode="none") as session:
+        client = session.client()          # anthropic.Anthropic answering from the cassette
+        ...
+    session.problems                       # requests that did not match, with diffs
+
+Replaying — record mode ``none``, or ``once`` with the file present — goes through the
+harness's indexed transport (``engine="harness"``, the default) or through vcrpy
+(``engine="vcr"``), with the network blocked. Recording — ``once`` without the file,
+``new_episodes``, ``all`` — goes through vcrpy with the harness's scrubbing, scanning and
+atomic save; the client then talks to the real API (``ANTHROPIC_API_KEY``,
+``ANTHROPIC_BASE_URL``).
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+
+from harness.cassette.replay_transport import (
+    AsyncCassetteTransport,
+    AsyncVcrGuard,
+    CassetteIndex,
+    CassetteTransport,
+    VcrGuard,
+    block_network,
+)
+from harness.cassette.recorder import MATCHING, RECORD_MODES, make_vcr
+
+ENGINES = ("harness", "vcr")
+REPLAY_API_KEY = "harness-replay"
+
+
+class CassetteMissing(FileNotFoundError):
+    """Replaying a cassette that does not exist."""
+
+
+class CassetteSession:
+    """A cassette in use for the length of a ``with`` block (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        record_mode: str = "none",
+        match_on: str = "body",
+        engine: str = "harness",
+        cwd: str | Path | None = None,
+        block_network: bool = True,
+    ) -> None:
+        for name, value, choices in (
+            ("record_mode", record_mode, RECORD_MODES),
+            ("match_on", match_on, tuple(MATCHING)),
+            ("engine", engine, ENGINES),
+        ):
+            if value not in choices:
+                raise ValueError(f"{name} {value!r}: choose one of {', '.join(choices)}")
+        self.path = Path(path)
+        self.record_mode = record_mode
+        self.match_on = match_on
+        self.engine = engine
+        self.cwd = cwd
+        self.blocks_network = block_network
+        self.vcr_cassette: Any = None  # vcrpy's Cassette, when vcrpy is in use
+        self.index: CassetteIndex | None = None
+        self._guards: list[VcrGuard | AsyncVcrGuard] = []
+        self._stack = ExitStack()
+
+    @property
+    def replaying(self) -> bool:
+        """Whether requests are answered from the file (else they go out and are recorded)."""
+        return self.record_mode == "none" or (self.record_mode == "once" and self.path.exists())
+
+    def __enter__(self) -> CassetteSession:
+        if self.replaying and not self.path.exists():
+            raise CassetteMissing(
+                f"{self.path}: no such cassette; record it with --record-mode once (it needs ANTHROPIC_API_KEY)"
+            )
+        if self.replaying and self.blocks_network:
+            self._stack.enter_context(block_network())
+        if self.replaying and self.engine == "harness":
+            self.index = CassetteIndex(self.path, match_on=self.match_on, cwd=self.cwd)
+        else:
+            recorder = make_vcr(record_mode=self.record_mode, match_on=self.match_on, cwd=self.cwd)
+            self.vcr_cassette = self._stack.enter_context(recorder.use_cassette(str(self.path)))
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stack.__exit__(*exc_info)
+
+    def client(self, **options: Any) -> anthropic.Anthropic:
+        """A sync SDK client bound to the cassette (``max_retries=0`` unless given)."""
+        options.setdefault("max_retries", 0)
+        if self.index is not None:
+            return anthropic.Anthropic(**self._replay_options(options), http_client=httpx2.Client(transport=CassetteTransport(self.index)))
+        guard = VcrGuard()
+        self._guards.append(guard)
+        if self.replaying:
+            return anthropic.Anthropic(**self._replay_options(options), http_client=httpx2.Client(transport=guard))
+        return anthropic.Anthropic(**options, http_client=anthropic.DefaultHttpxClient(transport=guard))
+
+    def async_client(self, **options: Any) -> anthropic.AsyncAnthropic:
+        """The async twin of ``client``."""
+        options.setdefault("max_retries", 0)
+        if self.index is not None:
+            transport = AsyncCassetteTransport(self.index)
+            return anthropic.AsyncAnthropic(**self._replay_options(options), http_client=httpx2.AsyncClient(transport=transport))
+        guard = AsyncVcrGuard()
+        self._guards.append(guard)
+        if self.replaying:
+            return anthropic.AsyncAnthropic(**self._replay_options(options), http_client=httpx2.AsyncClient(transport=guard))
+        return anthropic.AsyncAnthropic(**options, http_client=anthropic.DefaultAsyncHttpxClient(transport=guard))
+
+    @property
+    def problems(self) -> list[str]:
+        """Every request that could not be replayed, each with its diff."""
+        mismatches = list(self.index.mismatches) if self.index is not None else []
+        mismatches += [m for guard in self._guards for m in guard.mismatches]
+        return [str(m) for m in mismatches]
+
+    @property
+    def play_count(self) -> int:
+        """How many recorded interactions were played back."""
+        if self.index is not None:
+            return len(self.index.played)
+        return self.vcr_cassette.play_count if self.vcr_cassette is not None else 0
+
+    def _replay_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        options.setdefault("api_key", REPLAY_API_KEY)
+        options.setdefault("base_url", "https://api.anthropic.com")
+        return options

@@ -1,0 +1,73 @@
+"""Check a saved conversation file against the API's rules (``harness check-history FILE``).
+
+The file holds a JSON list of messages, a JSON request body (an object with
+``"messages"``), or JSON Lines of either. Each violation becomes one line of text,
+``messages.1: ...``, prefixed with ``line N: `` for JSON Lines.
+
+Errors:
+    HistoryFileError(ValueError) -- the file cannot be read, is not JSON, or holds
+        something other than a conversation; the message reads ``FILE:LINE:COL: ...``
+        and says what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.oracle.rules import Violation, check_history, check_request
+
+EXPECTED = 'a JSON list of messages, a request object with "messages", or JSON Lines of either'
+_JSON_KINDS = {str: "a string", int: "a number", float: "a number", bool: "a boolean", type(None): "null"}
+
+
+class HistoryFileError(ValueError):
+    """The file is unreadable, not JSON, or not a conversation."""
+
+
+def check_history_file(path: Path) -> list[str]:
+    """The violations in the conversation(s) stored at ``path``, one readable line each."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise HistoryFileError(f"{path}: cannot read the file ({error}); expected {EXPECTED}") from None
+    if not text.strip():
+        raise HistoryFileError(f"{path}:1:1: the file is empty; expected {EXPECTED}")
+    try:
+        return [str(v) for v in _check(path, 1, json.loads(text))]
+    except json.JSONDecodeError as error:
+        if not (error.msg == "Extra data" and _is_json(text.splitlines()[0])):
+            raise _invalid_json(path, error.lineno, error.colno, error.msg) from None
+    lines: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            document = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise _invalid_json(path, number, error.colno, error.msg) from None
+        lines += [f"line {number}: {v}" for v in _check(path, number, document)]
+    return lines
+
+
+def _check(path: Path, line: int, document: Any) -> list[Violation]:
+    """Check one JSON value: a message list or a request body."""
+    if isinstance(document, list):
+        return check_history(document)
+    if isinstance(document, dict) and "messages" in document:
+        return check_request(document)
+    found = 'an object without "messages"' if isinstance(document, dict) else _JSON_KINDS[type(document)]
+    raise HistoryFileError(f"{path}:{line}:1: found {found}; expected {EXPECTED}")
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _invalid_json(path: Path, line: int, column: int, reason: str) -> HistoryFileError:
+    return HistoryFileError(f"{path}:{line}:{column}: not valid JSON ({reason}); expected {EXPECTED}")

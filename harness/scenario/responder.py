@@ -1,0 +1,177 @@
+"""The fake API's brain: answers each request from a queue of Replies, records every
+request, and checks each one with the API-validity oracle.
+
+Shared by the in-process transports (``transport``) and the socket server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from harness.wire import json_body
+from harness.wire.api_errors import error_body
+from harness.oracle.rules import Violation, check_request
+from harness.oracle.rules import error_body as violations_body
+from harness.wire.clock import VirtualClock
+from harness.wire.replies import Reply
+from harness.wire.plan import WirePlan, json_plan, plan_reply
+
+SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})
+DEFAULT_MODEL = "claude-opus-5-5"
+INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the server saw it, and what it answered."""
+
+    number: int
+    time: float
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    label: str
+    mark: int = 0
+    reply: Reply | None = None
+    plan: WirePlan | None = None
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def streaming(self) -> bool:
+        """Whether the client asked for a stream."""
+        return isinstance(self.body, dict) and bool(self.body.get("stream"))
+
+    @property
+    def betas(self) -> list[str]:
+        """The request's ``anthropic-beta`` values."""
+        return request_betas(self.headers) or []
+
+
+def request_betas(headers: Mapping[str, str]) -> list[str] | None:
+    """The ``anthropic-beta`` values of a request; None when it sends no such header
+    (the oracle then cannot know which betas are on)."""
+    if "anthropic-beta" not in headers:
+        return None
+    return [b.strip() for b in headers["anthropic-beta"].split(",") if b.strip()]
+
+
+class Responder:
+    """Answers requests in order from queued replies, one queue per label (a turn)."""
+
+    def __init__(
+        self,
+        replies: Iterable[Reply] = (),
+        *,
+        clock: VirtualClock | None = None,
+        model: str = DEFAULT_MODEL,
+        check_requests: bool = True,
+        label: str = "the scenario",
+    ) -> None:
+        self.clock = clock or VirtualClock()
+        self.model = model
+        self.check_requests = check_requests
+        self.requests: list[RecordedRequest] = []
+        self.problems: list[str] = []
+        self._queue: list[Reply] = []
+        self._label = label
+        self._served_in_queue = 0
+        self.signature_models: dict[str, str] = {}
+        self.queue(replies, label)
+
+    def queue(self, replies: Iterable[Reply], label: str) -> None:
+        """Serve ``replies`` next; ``label`` names them in messages ("turn 2")."""
+        self._queue = list(replies)
+        self._label = label
+        self._served_in_queue = 0
+
+    @property
+    def label(self) -> str:
+        """What the current queue is called in messages ("turn 2")."""
+        return self._label
+
+    @property
+    def unused(self) -> list[Reply]:
+        """Replies of the current queue not yet served."""
+        return self._queue[self._served_in_queue :]
+
+    def respond(self, method: str, path: str, headers: Mapping[str, str], content: bytes) -> WirePlan:
+        """The WirePlan answering one request."""
+        number = len(self.requests) + 1
+        body = _json_or_text(content)
+        record = RecordedRequest(
+            number, self.clock.now(), method, path, _public_headers(headers), body, self._label, self.clock.mark()
+        )
+        self.requests.append(record)
+        request_id = f"req_harness_{number:06d}"
+        if self.check_requests and path.endswith("/v1/messages") and isinstance(body, dict):
+            record.violations = check_request(body, betas=request_betas(record.headers))
+            record.violations += self._foreign_signatures(body)
+            if record.violations:
+                self.problems.extend(f"request {number}: {v}" for v in record.violations)
+                record.plan = json_plan(400, error_body_with_id(record.violations, request_id), request_id)
+                return record.plan
+        if self._served_in_queue >= len(self._queue):
+            message = (
+                f"the agent made request {self._served_in_queue + 1} but {self._label} "
+                f"has {len(self._queue)} replies"
+            )
+            self.problems.append(message)
+            plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
+            plan.headers["x-should-retry"] = "false"
+            return plan
+        reply = self._queue[self._served_in_queue]
+        self._served_in_queue += 1
+        record.reply = reply
+        model = (body.get("model") if isinstance(body, dict) else None) or self.model
+        try:
+            record.plan = plan_reply(
+                reply, streaming=record.streaming, request_id=request_id, message_id=f"msg_harness_{number:06d}", model=model
+            )
+        except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream
+            where = f"the reply on line {reply.line}" if reply.line else f"reply {self._served_in_queue} of {self._label}"
+            self.problems.append(f"{where} cannot be served: {type(error).__name__}: {error}")
+            record.plan = json_plan(500, error_body("api_error", "harness: unservable reply", request_id), request_id)
+            record.plan.headers["x-should-retry"] = "false"
+            return record.plan
+        self._remember_signatures(record.plan, model)
+        return record.plan
+
+    def _remember_signatures(self, plan: WirePlan, model: str) -> None:
+        """Thinking signatures are bound to the model that wrote them."""
+        for event in plan.events:
+            delta = event.get("delta") if isinstance(event, dict) else None
+            if isinstance(delta, dict) and delta.get("type") == "signature_delta":
+                self.signature_models[delta["signature"]] = model
+
+    def _foreign_signatures(self, body: dict[str, Any]) -> list[Violation]:
+        """Thinking blocks signed by a model other than the one this request asks for."""
+        model = body.get("model")
+        found = []
+        for m, message in enumerate(body.get("messages") or []):
+            content = message.get("content") if isinstance(message, dict) else None
+            for b, block in enumerate(content if isinstance(content, list) else []):
+                signer = self.signature_models.get(block.get("signature", "")) if isinstance(block, dict) else None
+                if block.get("type") == "thinking" and signer and signer != model:
+                    found.append(Violation(f"messages.{m}.content.{b}", INVALID_SIGNATURE))
+        return found
+
+
+def error_body_with_id(violations: list[Violation], request_id: str) -> dict[str, Any]:
+    """The 400 body for a request that breaks the API's rules."""
+    return dict(violations_body(violations), request_id=request_id)
+
+
+
+def _json_or_text(content: bytes) -> Any:
+    if not content:
+        return None
+    try:
+        return json_body.loads(content)
+    except ValueError:
+        return content.decode("utf-8", "replace")
+
+
+def _public_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {k.lower(): ("<redacted>" if k.lower() in SECRET_HEADERS else v) for k, v in headers.items()}

@@ -1,0 +1,143 @@
+"""The one test seam: httpx2 transports that answer from a Responder, in process.
+
+Built on ``httpx2.BaseTransport`` / ``AsyncBaseTransport`` (not MockTransport, which
+vcrpy patches). Broken connections raise exactly what httpx2 raises for the real
+thing; the SDK wraps them (before the response) or lets them through (mid-body).
+"""
+
+from __future__ import annotations
+
+from typing import AsyncIterator, Iterable, Iterator
+
+import anthropic
+import httpx2
+
+from harness.wire.clock import VirtualClock
+from harness.wire.replies import Reply
+from harness.scenario.responder import RecordedRequest, Responder
+from harness.wire.plan import WirePlan
+
+DEFAULT_READ_TIMEOUT = 600.0
+CONNECT_TIMEOUT = 5.0
+
+
+class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """A plan's body as an httpx2 byte stream: its chunks, with virtual time passing
+    between them, then the ending the plan says (a cut, a stall, Ctrl+C)."""
+
+    def __init__(self, plan: WirePlan, clock: VirtualClock) -> None:
+        self.plan = plan
+        self.clock = clock
+
+    def __iter__(self) -> Iterator[bytes]:
+        chunks, delays = self.plan.chunks, self.plan.delays
+        if _whole_frames_at_once(chunks, delays):
+            # One read, as a socket delivers what is already there: the same bytes at the
+            # same virtual time, and no frame is split, so no SSE client can tell; it only
+            # spares the client its per-read cost (~15 µs a chunk in the SDK).
+            self.clock.advance(delays[0])
+            yield b"".join(chunks)
+        else:
+            for chunk, delay in zip(chunks, delays):
+                self.clock.advance(delay)
+                yield chunk
+        raise_ending(self.plan, self.clock)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self:  # noqa: the sync walk never blocks: time is virtual
+            yield chunk
+
+
+def _whole_frames_at_once(chunks: list[bytes], delays: list[float]) -> bool:
+    """Whether the chunks arrive with no time between them and every boundary between
+    two chunks ends an SSE frame (a drip, or any split inside a frame, keeps its chunks)."""
+    return (
+        len(chunks) == len(delays) > 1
+        and not any(delay > 0 for delay in delays[1:])
+        and all(chunk.endswith(b"\n\n") for chunk in chunks[:-1])
+    )
+
+
+def raise_ending(plan: WirePlan, clock: VirtualClock) -> None:
+    """Raise what a client sees when the body ends the way ``plan`` says."""
+    if plan.ending == "fin":
+        raise httpx2.RemoteProtocolError(
+            "peer closed connection without sending complete message body (incomplete chunked read)"
+        )
+    if plan.ending == "rst":
+        raise httpx2.ReadError("[Errno 104] Connection reset by peer")
+    if plan.ending == "stall":
+        clock.advance(plan.stall_seconds)
+        raise httpx2.ReadTimeout("The read operation timed out")
+    if plan.ending == "interrupt":
+        raise KeyboardInterrupt
+
+
+def raise_connection_fault(fault: str, request: httpx2.Request, clock: VirtualClock) -> None:
+    """Raise what httpx2 raises when the connection fails before any response."""
+    timeouts = request.extensions.get("timeout", {})
+    if fault == "refused":
+        raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
+    if fault == "connect_timeout":
+        clock.advance(timeouts.get("connect") or CONNECT_TIMEOUT)
+        raise httpx2.ConnectTimeout("timed out", request=request)
+    if fault == "read_timeout":
+        clock.advance(timeouts.get("read") or DEFAULT_READ_TIMEOUT)
+        raise httpx2.ReadTimeout("The read operation timed out", request=request)
+    if fault == "empty":
+        raise httpx2.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+    if fault == "garbage":
+        raise httpx2.RemoteProtocolError("illegal status line: bytearray(b'\\x16\\x03garbage')", request=request)
+    raise ValueError(f"unknown connection fault {fault!r}")
+
+
+def plan_response(plan: WirePlan, request: httpx2.Request, clock: VirtualClock) -> httpx2.Response:
+    """What httpx2 hands the client for ``plan``: the response, its body streamed as the
+    plan says; or the connection fault raised, when there is no response at all."""
+    if plan.connection is not None:
+        raise_connection_fault(plan.connection, request, clock)
+    return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, clock))
+
+
+class _Base:
+    def __init__(self, replies: Iterable[Reply] | Responder = (), *, clock: VirtualClock | None = None) -> None:
+        self.responder = replies if isinstance(replies, Responder) else Responder(replies, clock=clock)
+        self.clock = self.responder.clock
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received, in order."""
+        return self.responder.requests
+
+    def _respond(self, request: httpx2.Request, content: bytes) -> httpx2.Response:
+        plan = self.responder.respond(request.method, request.url.path, request.headers, content)
+        return plan_response(plan, request, self.clock)
+
+
+class ScenarioTransport(_Base, httpx2.BaseTransport):
+    """Sync transport: ``anthropic.Anthropic(http_client=httpx2.Client(transport=...))``."""
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        return self._respond(request, request.read())
+
+
+class AsyncScenarioTransport(_Base, httpx2.AsyncBaseTransport):
+    """Async transport: ``anthropic.AsyncAnthropic(http_client=httpx2.AsyncClient(transport=...))``."""
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        return self._respond(request, await request.aread())
+
+
+TEST_API_KEY = "harness-test-key"
+
+
+def sync_client(transport: ScenarioTransport, *, api_key: str = TEST_API_KEY) -> anthropic.Anthropic:
+    """An SDK client whose every request goes to ``transport``; SDK retries off."""
+    return anthropic.Anthropic(api_key=api_key, max_retries=0, http_client=httpx2.Client(transport=transport))
+
+
+def async_client(transport: AsyncScenarioTransport, *, api_key: str = TEST_API_KEY) -> anthropic.AsyncAnthropic:
+    """The async twin of ``sync_client``."""
+    return anthropic.AsyncAnthropic(
+        api_key=api_key, max_retries=0, http_client=httpx2.AsyncClient(transport=transport)
+    )

@@ -1,0 +1,78 @@
+"""A scenario's replies served to any client a test builds (sync or async), with the
+wire-level invariants and request counts checked afterwards: the way to test an agent
+that is not mini_agent without writing an adapter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anthropic
+
+from harness.wire.clock import VirtualClock
+from harness.scenario.invariants import wire_invariants
+from harness.scenario.responder import Responder
+from harness.scenario.loader import Scenario, load_scenario
+from harness.scenario.transport import AsyncScenarioTransport, ScenarioTransport, async_client, sync_client
+
+DEFAULT_MAX_RETRIES = 5
+
+
+class WireSession:
+    """The fake API of one scenario: ``client()``/``async_client()``, ``clock``, and
+    ``next_turn()`` to move on to the next turn's replies."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.clock = VirtualClock()
+        self.responder = Responder(clock=self.clock)
+        self.turn_index = 0
+        self._marks: list[tuple[int, int]] = []
+        self._unused: dict[int, int] = {}  # turn index -> replies never requested
+        self._start_turn()
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "WireSession":
+        return cls(load_scenario(path))
+
+    def client(self) -> anthropic.Anthropic:
+        """A sync SDK client bound to this session (SDK retries off)."""
+        return sync_client(ScenarioTransport(self.responder))
+
+    def async_client(self) -> anthropic.AsyncAnthropic:
+        """An async SDK client bound to this session (SDK retries off)."""
+        return async_client(AsyncScenarioTransport(self.responder))
+
+    def next_turn(self) -> None:
+        """Serve the next turn's replies from now on."""
+        self._end_turn()
+        self.turn_index += 1
+        self._start_turn()
+
+    def problems(self) -> list[str]:
+        """Every broken invariant and expectation so far."""
+        self._end_turn()
+        problems = list(self.responder.problems)
+        max_retries = self.scenario.settings.get("max_retries", DEFAULT_MAX_RETRIES)
+        sleeps = list(zip(self.clock.sleep_times, self.clock.sleep_marks, self.clock.sleeps))
+        for index, (first, last) in enumerate(self._marks):
+            requests = [r for r in self.responder.requests if first <= r.mark <= last]
+            label = f"turn {index + 1}"
+            problems += wire_invariants(label, requests, sleeps, max_retries, (first, last))
+            expected = self.scenario.turns[index].expect.get("requests")
+            if expected is not None and expected != len(requests):
+                problems.append(f"{label}: expect.requests: expected {expected}, the client made {len(requests)}")
+        for index, unused in sorted(self._unused.items()):
+            if unused:
+                problems.append(f"turn {index + 1}: {unused} reply(ies) never requested")
+        return problems
+
+    def _start_turn(self) -> None:
+        turn = self.scenario.turns[self.turn_index]
+        self.responder.queue(turn.replies, f"turn {self.turn_index + 1}")
+        self._marks.append((self.clock.mark(), 0))
+
+    def _end_turn(self) -> None:
+        self._unused[self.turn_index] = len(self.responder.unused)
+        first, last = self._marks[-1]
+        if not last:
+            self._marks[-1] = (first, self.clock.mark())
