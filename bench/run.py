@@ -33,15 +33,16 @@ import anthropic
 import httpx2
 import vcr
 
-from harness.oracle.rules import check_history
-from harness.cassette.replay_transport import CassetteTransport
+from harness.cassette.index import CassetteTransport
 from harness.cassette.recorder import make_vcr
+from harness.oracle import check_history
 from harness.scenario.library import scenario_files
-from harness.wire.replies import Reply
+from harness.scenario.loader import load_scenario
+from harness.scenario.model import Scenario, ScenarioError, Turn
 from harness.scenario.responder import Responder
 from harness.scenario.runner import run_scenario
-from harness.scenario.loader import Scenario, ScenarioError, Turn, load_scenario
 from harness.scenario.transport import ScenarioTransport, sync_client
+from harness.wire.replies import Reply
 
 from . import workload
 from .timing import Samples, interleaved, ratio, repeat

@@ -13,8 +13,8 @@ import statistics
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import ContextManager
 from dataclasses import dataclass, field
+from typing import ContextManager
 
 
 @dataclass

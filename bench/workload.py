@@ -15,10 +15,10 @@ import anthropic
 import httpx2
 import vcr
 
-from harness.wire import sse
 from harness.cassette.recorder import make_vcr
-from harness.wire.clock import VirtualClock
 from harness.scenario.transport import plan_response
+from harness.wire import sse
+from harness.wire.clock import VirtualClock
 from harness.wire.plan import WirePlan
 from mini_agent.model import FALLBACK_BETA
 from mini_agent.settings import DEFAULT_MODEL, DEFAULT_SYSTEM

@@ -13,20 +13,14 @@ check saved conversations.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import time
-from pathlib import Path
-from typing import Any, Callable
 
-from harness.cassette.commands import add_commands as add_cassette_commands
-from harness.scenario.golden import UPDATE_VARIABLE
-from harness.oracle.history_file import HistoryFileError, check_history_file
-from harness.scenario.library import scenario_files
-from harness.scenario.runner import Outcome, run_scenario
-from harness.scenario.loader import ScenarioError, json_schema, load_scenario
-from harness.scenario.timeline import format_timeline
+from harness.cassette.commands import cmd_record, cmd_replay, cmd_scan
+from harness.cassette.recorder import MATCHING, RECORD_MODES
+from harness.oracle.history_file import HistoryFileError, cmd_check_history
+from harness.scenario.commands import cmd_lint, cmd_play, cmd_run, cmd_schema
+from harness.scenario.model import ScenarioError
+from harness.serve.commands import cmd_serve
 
 DEFAULT_PATHS = ["scenarios"]
 
@@ -71,125 +65,44 @@ def _parser() -> argparse.ArgumentParser:
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")
     history.set_defaults(command=cmd_check_history)
-    add_cassette_commands(commands)
+    _cassette_parsers(commands)
     return parser
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    if args.update_golden:
-        os.environ[UPDATE_VARIABLE] = "1"
-    results: list[dict[str, Any]] = []
-    failures: list[str] = []
-    for path in scenario_files(args.paths):
-        started = time.perf_counter()
-        try:
-            outcome: Outcome | None = run_scenario(load_scenario(path))
-            problems = outcome.problems
-        except ScenarioError as error:
-            outcome, problems = None, error.problems
-        elapsed = time.perf_counter() - started
-        results.append(_result(path, outcome, problems, elapsed))
-        if problems:
-            failures.append(format_timeline(outcome) if outcome else "\n".join(problems))
-    if args.json:
-        print(json.dumps({"scenarios": results, "passed": not failures}, indent=2))
-    else:
-        _print_table(results)
-        for failure in failures:
-            print("\n" + failure)
-    return 1 if failures or not results else 0
-
-
-def cmd_lint(args: argparse.Namespace) -> int:
-    problems: list[str] = []
-    files = scenario_files(args.paths)
-    for path in files:
-        try:
-            load_scenario(path)
-        except ScenarioError as error:
-            problems += error.problems
-    for problem in problems:
-        print(problem)
-    print(f"{len(files)} file(s), {len(problems)} problem(s)")
-    return 1 if problems else 0
-
-
-def cmd_play(args: argparse.Namespace) -> int:
-    outcome = run_scenario(load_scenario(args.scenario), write=_live(sys.stdout.write))
-    print(f"\n{len(outcome.requests)} requests, {outcome.virtual_seconds:.1f}s of virtual time")
-    for problem in outcome.problems:
-        print(f"✗ {problem}")
-    return 1 if outcome.problems else 0
-
-
-def cmd_schema(args: argparse.Namespace) -> int:
-    text = json.dumps(json_schema(), indent=2) + "\n"
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    from harness.serve.report import build_server, check_served
-    from harness.serve.server import ServerError, serve_forever
-
-    scenario = load_scenario(args.scenario)
-    log = _live(lambda line: sys.stdout.write(line + "\n"))
-    server = build_server(
-        scenario, host=args.host, port=args.port, time_scale=args.time_scale,
-        sessions=args.sessions, log=log, log_path=args.log,
+def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
+    """Add ``record``, ``replay`` and ``scan`` to the ``harness`` parser."""
+    record = commands.add_parser(
+        "record",
+        help="record a mini_agent session into a vcrpy cassette",
+        description="Run mini_agent over the given lines (one turn each) against the real API "
+        "(ANTHROPIC_API_KEY) or --base-url, recording every interaction with vcrpy. Headers are "
+        "kept by allowlist, secrets redacted, the file scanned and written atomically.",
     )
-    try:
-        server.start()
-    except ServerError as error:
-        print(f"harness: {error}", file=sys.stderr)
-        return 2
-    print(f"serving {scenario.name} on {server.url} · ANTHROPIC_BASE_URL={server.url} · Ctrl+C to stop", flush=True)
-    serve_forever(server)
-    if not args.check:
-        return 0
-    problems = check_served(scenario, server)
-    for problem in problems:
-        print(f"✗ {problem}")
-    print(f"{len(server.entries)} request(s); {'all checks hold' if not problems else f'{len(problems)} problem(s)'}")
-    return 1 if problems else 0
+    record.add_argument("--cassette", required=True, help="the cassette file to write")
+    record.add_argument("--base-url", help="an Anthropic-compatible server (default: ANTHROPIC_BASE_URL, else the real API)")
+    record.add_argument("--model", help="the model (default: mini_agent's)")
+    record.add_argument(
+        "--record-mode", choices=RECORD_MODES, default="once",
+        help="vcrpy's record mode; once (default) refuses an existing cassette, all records it again",
+    )
+    record.add_argument("--match-on", choices=tuple(MATCHING), default="body", help="how requests match recorded ones")
+    record.add_argument("--cwd", default=".", help="the tools' working directory (default: here)")
+    record.add_argument("lines", nargs="+", metavar="LINE", help="the user's lines, after --")
+    record.set_defaults(command=cmd_record)
 
+    replay = commands.add_parser(
+        "replay",
+        help="replay a cassette through mini_agent, offline",
+        description="Drive mini_agent from a cassette with the network blocked and print the "
+        "transcript; a request that differs from the recorded one fails with a diff.",
+    )
+    replay.add_argument("cassette")
+    replay.add_argument("--engine", choices=("harness", "vcr"), default="harness", help="the indexed transport, or vcrpy")
+    replay.add_argument("--match-on", choices=tuple(MATCHING), default="body")
+    replay.add_argument("--cwd", default=".", help="the tools' working directory (the recording's files must be there)")
+    replay.add_argument("lines", nargs="*", metavar="LINE", help="the user's lines (default: read from the cassette)")
+    replay.set_defaults(command=cmd_replay)
 
-def cmd_check_history(args: argparse.Namespace) -> int:
-    violations = check_history_file(Path(args.file))
-    for line in violations:
-        print(line)
-    print(f"{args.file}: {'valid' if not violations else f'{len(violations)} violation(s)'}")
-    return 1 if violations else 0
-
-
-def _result(path: Path, outcome: Outcome | None, problems: list[str], elapsed: float) -> dict[str, Any]:
-    return {
-        "file": str(path),
-        "name": outcome.scenario.name if outcome else path.stem,
-        "passed": not problems,
-        "requests": len(outcome.requests) if outcome else 0,
-        "virtual_seconds": round(outcome.virtual_seconds, 3) if outcome else 0,
-        "wall_ms": round(elapsed * 1000, 1),
-        "problems": problems,
-    }
-
-
-def _print_table(results: list[dict[str, Any]]) -> None:
-    width = max((len(r["name"]) for r in results), default=10)
-    print(f"{'scenario'.ljust(width)}  result  requests  virtual s  wall ms")
-    for r in results:
-        verdict = "pass" if r["passed"] else "FAIL"
-        print(f"{r['name'].ljust(width)}  {verdict:6}  {r['requests']:8}  {r['virtual_seconds']:9.1f}  {r['wall_ms']:7.1f}")
-    passed = sum(r["passed"] for r in results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-
-
-def _live(write: Callable[[str], object]) -> Callable[[str], None]:
-    def emit(text: str) -> None:
-        write(text)
-        sys.stdout.flush()
-
-    return emit
+    scan = commands.add_parser("scan", help="look for API keys and tokens in files; exit 1 on any")
+    scan.add_argument("paths", nargs="*", default=["cassettes"], help="files or folders (default: cassettes/)")
+    scan.set_defaults(command=cmd_scan)

@@ -2,7 +2,8 @@
 fixture binds a test's own Anthropic client to a scenario; the ``cassette`` marker and
 ``cassette_client`` fixture replay vcrpy cassettes (``cassette_fixtures``).
 
-Hooks and fixtures only; the work is in ``runner``, ``wire_session`` and ``timeline``.
+Hooks and fixtures only; the work is in ``harness.scenario`` (``pytest_items``, ``runner``,
+``wire_session``) and ``harness.cassette.fixtures``.
 """
 
 from __future__ import annotations
@@ -59,67 +60,10 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     dirs = set(parent.config.getini("harness_scenario_dirs"))
     if file_path.suffix in SCENARIO_SUFFIXES and dirs.intersection(file_path.parts[:-1]):
+        from harness.scenario.pytest_items import ScenarioFile
+
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
-
-
-class ScenarioFile(pytest.File):
-    """One scenario file: one test item, named after the scenario."""
-
-    def collect(self) -> Iterator[pytest.Item]:
-        from harness.scenario.loader import ScenarioError, load_scenario
-
-        try:
-            scenario = load_scenario(self.path)
-        except ScenarioError as error:
-            yield BrokenScenarioItem.from_parent(self, name=self.path.stem, problems=error.problems)
-            return
-        yield ScenarioItem.from_parent(self, name=scenario.name, scenario=scenario)
-
-
-class ScenarioFailed(Exception):
-    """A scenario whose invariants or expectations did not hold."""
-
-
-class ScenarioItem(pytest.Item):
-    """Runs one scenario against mini_agent; a failure prints the timeline."""
-
-    def __init__(self, *, scenario: Any, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.scenario = scenario
-
-    def runtest(self) -> None:
-        from harness.scenario.runner import run_scenario
-        from harness.scenario.timeline import format_timeline
-
-        outcome = run_scenario(self.scenario)
-        if outcome.problems:
-            raise ScenarioFailed(format_timeline(outcome))
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, ScenarioFailed):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"scenario: {self.name}"
-
-
-class BrokenScenarioItem(pytest.Item):
-    """A scenario file with mistakes: fails with ``path:line:col`` lines, no traceback."""
-
-    def __init__(self, *, problems: list[str], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.problems = problems
-
-    def runtest(self) -> None:
-        raise ScenarioFailed("\n".join(self.problems))
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        return str(excinfo.value)
-
-    def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"scenario file: {self.path.name}"
 
 
 @pytest.fixture

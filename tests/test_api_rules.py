@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 import yaml
+from conformance_paths import CONFORMANCE, FULL_SET
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from harness.oracle.rules import SYSTEM_MESSAGES_BETA, Violation, check_history, check_request, error_body
-
-from conformance_paths import CONFORMANCE, FULL_SET
+from harness.oracle import Violation, check_history, check_request, error_body
+from harness.oracle.betas import SYSTEM_MESSAGES_BETA
 
 Block = dict[str, Any]
 

@@ -13,11 +13,11 @@ import anthropic
 import httpx2
 import pytest
 
-from harness.wire.clock import VirtualClock
 from harness.scenario.invariants import wire_invariants
 from harness.scenario.loader import load_scenario
 from harness.scenario.transport import AsyncScenarioTransport, async_client
 from harness.scenario.wire_session import WireSession
+from harness.wire.clock import VirtualClock
 
 MODEL = "claude-opus-5-5"
 ANSWER = "The README says this is a demo project."

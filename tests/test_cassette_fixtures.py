@@ -9,11 +9,11 @@ from typing import Iterator
 
 import pytest
 
+from harness.cassette.scan import scan_paths
+from harness.scenario.responder import Responder
+from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
-from harness.scenario.responder import Responder
-from harness.cassette.scan import scan_paths
-from harness.serve.server import FaultServer
 
 pytest_plugins = ["pytester"]
 

@@ -14,22 +14,18 @@ import anthropic
 import httpx2
 import pytest
 
-from harness.cassette import replay_transport as cassette_replay
+from harness.agents.mini_agent import settings_from_cassette
+from harness.cassette import index as cassette_index
+from harness.cassette.diff import ReplayMismatch, body_diff
 from harness.cassette.file import load_cassette
-from harness.cassette.replay_transport import (
-    AsyncCassetteTransport,
-    CassetteTransport,
-    NetworkBlocked,
-    ReplayMismatch,
-    block_network,
-    body_diff,
-)
-from harness.cli import main
+from harness.cassette.index import AsyncCassetteTransport, CassetteTransport
+from harness.cassette.network import NetworkBlocked, block_network
 from harness.cassette.record import record_over_loopback
-from harness.cassette.replay import lines_from_cassette, replay_session, settings_from_cassette
-from harness.scenario.runner import run_scenario
-from harness.scenario.loader import load_scenario
+from harness.cassette.replay import lines_from_cassette, replay_session, request_bodies
 from harness.cassette.scan import scan_paths
+from harness.cli import main
+from harness.scenario.loader import load_scenario
+from harness.scenario.runner import run_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "cassettes" / "sources").glob("*.yaml"))
@@ -127,7 +123,7 @@ def test_lines_and_settings_are_read_from_the_recorded_requests(recordings):
         "Create notes.txt with a shopping list of three items.",
         "Check that the file has three lines.",
     ]
-    settings = settings_from_cassette(interactions)
+    settings = settings_from_cassette(request_bodies(interactions))
     assert settings.model == "claude-opus-5-5" and settings.max_tokens == 8192 and settings.fallbacks is True
 
 
@@ -181,13 +177,13 @@ def test_real_gzip_recordings_replay_the_same_for_sync_and_async_clients(name):
 def canonical_calls(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """Every body the index re-encodes as canonical JSON, in order."""
     calls: list[bytes] = []
-    canonical = cassette_replay._canonical
+    canonical = cassette_index._canonical
 
     def counting(body: bytes | None) -> bytes:
         calls.append(body or b"")
         return canonical(body)
 
-    monkeypatch.setattr(cassette_replay, "_canonical", counting)
+    monkeypatch.setattr(cassette_index, "_canonical", counting)
     return calls
 
 

@@ -15,11 +15,12 @@ import anthropic
 import httpx2
 import pytest
 import yaml
+from conformance_paths import CONFORMANCE
 
 from harness.cassette.file import CassetteError, load_cassette, response_body_bytes
-from harness.wire.sse import decode_events, encode_event, encode_events, final_message, parse_frames
+from harness.wire.sse import encode_event, encode_events
+from harness.wire.sse_parse import decode_events, final_message, parse_frames
 
-from conformance_paths import CONFORMANCE
 PADDING = re.compile(rb" +}\n\n\Z")  # the live API pads JSON with spaces before its last brace
 
 

@@ -7,9 +7,9 @@ import json
 import anthropic
 import pytest
 
-from harness.oracle.rules import check_history
-from harness.wire.replies import Cut, ErrorEvent, Reply
+from harness.oracle import check_history
 from harness.scenario.transport import ScenarioTransport, sync_client
+from harness.wire.replies import Cut, ErrorEvent, Reply
 from mini_agent.errors import ModelError, to_model_error
 from mini_agent.retry import RetryPolicy, parse_retry_after
 from mini_agent.settings import Settings

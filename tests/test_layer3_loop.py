@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.oracle.rules import check_history
+from harness.oracle import check_history
 from harness.wire.replies import Reply
 from mini_agent.events import MessageDone, Notice, ToolCall, TurnEnd
 from mini_agent.loop import INTERRUPTED_RESULT, Agent

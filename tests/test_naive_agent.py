@@ -17,11 +17,19 @@ from typing import Any, Iterator
 import anthropic
 import pytest
 
-from harness.wire.clock import VirtualClock
-from harness.scenario.runner import Outcome, run_scenario
 from harness.scenario.loader import load_scenario
+from harness.scenario.outcome import Outcome
+from harness.scenario.runner import run_scenario
 from harness.scenario.timeline import format_timeline
-from mini_agent.events import MessageDone, Notice, TextDelta, ToolCall, ToolResult, TurnEnd
+from harness.wire.clock import VirtualClock
+from mini_agent.events import (
+    MessageDone,
+    Notice,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    TurnEnd,
+)
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 TOOLS = [

@@ -14,17 +14,24 @@ import pytest
 import yaml
 
 from harness.cassette.file import load_cassette
+from harness.cassette.record import (
+    CassetteExists,
+    RecordingFailed,
+    drive,
+    record_over_loopback,
+    record_session,
+)
 from harness.cassette.recorder import AtomicPersister, SecretsFound, write_atomically
-from harness.cli import main
-from harness.wire.clock import VirtualClock
-from harness.cassette.record import CassetteExists, RecordingFailed, drive, record_over_loopback, record_session
 from harness.cassette.replay import replay_session
-from harness.wire.replies import Reply
-from harness.scenario.responder import Responder
-from harness.cassette.scrub import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS
 from harness.cassette.scan import scan_paths
+from harness.cassette.scrub import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS
+from harness.cli import main
+from harness.scenario.responder import Responder
 from harness.serve.server import FaultServer
+from harness.wire.clock import VirtualClock
+from harness.wire.replies import Reply
 from mini_agent.events import Notice, TurnEnd
+from mini_agent.render import Renderer
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "cassettes" / "sources").glob("*.yaml"))
@@ -190,6 +197,9 @@ def test_ctrl_c_inside_a_turn_stops_the_recording_with_no_file(tmp_path, api_key
         def run_turn(self, text):
             yield Notice("Interrupted", "warning")
             yield TurnEnd("interrupted")
+
+        def renderer(self):
+            return Renderer()
 
     with pytest.raises(KeyboardInterrupt):
         drive(InterruptedAgent(), ["hello", "never reached"], lambda text: None)

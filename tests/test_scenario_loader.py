@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 import yaml
 
+from harness.scenario.format import json_schema
 from harness.scenario.library import scenario_files
-from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Stall
+from harness.scenario.loader import load_scenario, problems_in
+from harness.scenario.model import Interrupt, ScenarioError
 from harness.scenario.runner import run_scenario
-from harness.scenario.loader import Interrupt, ScenarioError, json_schema, load_scenario, problems_in
 from harness.scenario.timeline import format_timeline
+from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Stall
 
 LIBRARY = Path(__file__).resolve().parents[1] / "scenarios"
 HEAD = "name: broken\nabout: a scenario with one mistake\n"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.cassette.scrub import redact_text, scrub_body
 from harness.cassette.scan import scan_paths, scan_text
+from harness.cassette.scrub import redact_text, scrub_body
+from harness.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-api03-" + "Zx9" * 30  # the shape of a real key, built so this file holds none

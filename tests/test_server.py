@@ -22,9 +22,9 @@ import anthropic
 import httpx2
 import pytest
 
-from harness.wire.replies import Cut, Drip, ErrorEvent, Reply, Stall
 from harness.scenario.responder import Responder
 from harness.serve.server import FaultServer, ServerError
+from harness.wire.replies import Cut, Drip, ErrorEvent, Reply, Stall
 from mini_agent.errors import to_model_error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -376,7 +376,8 @@ SERVE_SCRIPT = """
 import sys
 from harness.wire.replies import Reply
 from harness.scenario.responder import Responder
-from harness.serve.server import FaultServer, serve_forever
+from harness.serve.commands import serve_forever
+from harness.serve.server import FaultServer
 server = FaultServer(Responder([Reply(message={"text": "hi"})]), time_scale=0, log=sys.stdout).start()
 print(server.url, flush=True)
 serve_forever(server)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.wire.replies import Cut, Reply
 from harness.scenario.responder import Responder
 from harness.serve.server import FaultServer
+from harness.wire.replies import Cut, Reply
 
 NODE_SDK_VERSION = "1.16.0"  # `npm view @anthropic-ai/sdk version`
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "node-sdk"

@@ -14,16 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.wire.sse import (
-    SSEFrame,
-    decode_events,
     encode_event,
     encode_events,
-    final_message,
     message_events,
     non_streaming_body,
-    parse_frames,
     ping_event,
 )
+from harness.wire.sse_parse import SSEFrame, decode_events, final_message, parse_frames
 
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -1,53 +1,113 @@
-"""Putting an agent under test: a factory takes the SDK client, the virtual clock and
-the workspace, and returns anything with ``run_turn(text) -> Iterable[event]``."""
+"""The adapter for mini_agent, the reference agent: the only module of the harness that
+imports ``mini_agent``.
+
+``mini_agent_factory(settings)`` builds mini_agent on the harness's clock with seeded
+jitter; what it returns drives the agent (``run_turn``) and also answers REPL commands
+and renders transcripts, as the REPL would. Every other attribute is the agent's own.
+"""
 
 from __future__ import annotations
 
 import random
+from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Iterator, Mapping, Sequence
 
 import anthropic
 
+from harness.agents.base import AgentFactory
+from harness.wire.clock import VirtualClock
+from mini_agent.cli import slash_command
+from mini_agent.environment import SettingsError, settings_from_environment
 from mini_agent.loop import Agent
+from mini_agent.render import Renderer
 from mini_agent.settings import Settings
 from mini_agent.tools import Tool
 
-from harness.wire.clock import VirtualClock
+JITTER_SEED = 0  # recording and replay draw the same retry jitter, so their notices agree
+SETTING_NAMES = tuple(f.name for f in fields(Settings))
+
+__all__ = [
+    "JITTER_SEED", "MiniAgentUnderTest", "Settings", "SettingsError", "mini_agent_factory", "settings_for",
+    "settings_from_cassette", "settings_from_environment",
+]
 
 
-class AgentUnderTest(Protocol):
-    """What the harness drives: one user line in, events out."""
+class MiniAgentUnderTest:
+    """mini_agent as the harness drives it: turns, REPL commands and a renderer."""
 
-    def run_turn(self, text: str) -> Iterable[Any]: ...
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def run_turn(self, text: str) -> Iterator[Any]:
+        return self.agent.run_turn(text)
+
+    def command(self, line: str) -> str | None:
+        """The REPL's answer to a command such as ``/status``; None for a plain line."""
+        return slash_command(self.agent, line.strip())
+
+    def renderer(self) -> Renderer:
+        """A fresh renderer for one turn's events."""
+        return Renderer()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.agent, name)
 
 
-AgentFactory = Callable[[anthropic.Anthropic, VirtualClock, Path], AgentUnderTest]
+def settings_for(scenario: Any, base: Settings | None = None) -> Settings:
+    """mini_agent's settings with a scenario's ``settings:`` (or any mapping) on top."""
+    overrides: Mapping[str, Any] = getattr(scenario, "settings", scenario)
+    return replace(base or Settings(), **{k: v for k, v in overrides.items() if k in SETTING_NAMES})
+
+
+def settings_from_cassette(bodies: Sequence[Mapping[str, Any]], base: Settings | None = None) -> Settings:
+    """mini_agent's settings as the first recorded request body shows them (model,
+    max_tokens, system prompt, the fallback beta)."""
+    base = base or Settings()
+    if not bodies:
+        return base
+    first = bodies[0]
+    system = first.get("system", "")
+    return replace(
+        base,
+        model=first.get("model", base.model),
+        max_tokens=first.get("max_tokens", base.max_tokens),
+        system=system if isinstance(system, str) else base.system,
+        fallbacks="fallbacks" in first,
+    )
 
 
 def mini_agent_factory(
     settings: Settings = Settings(),
     *,
-    seed: int = 0,
+    seed: int = JITTER_SEED,
     tools: list[Tool] | None = None,
     agent_class: type[Agent] = Agent,
     settings_sources: dict[str, str] | None = None,
+    session_id: str = "harness",
 ) -> AgentFactory:
-    """The built-in adapter: mini_agent on the virtual clock, with seeded jitter
-    (``tools`` and ``agent_class`` let a test swap in its own tools or subclass)."""
+    """mini_agent on the given clock, with seeded jitter (``tools`` and ``agent_class``
+    let a test swap in its own tools or subclass)."""
 
-    def build(client: anthropic.Anthropic, clock: VirtualClock, workspace: Path) -> Agent:
-        return agent_class(
-            client,
-            settings=settings,
-            cwd=workspace,
-            sleep=clock.sleep,
-            clock=clock.now,
-            wall_clock=clock.wall,
-            rand=random.Random(seed).random,
-            tools=tools,
-            session_id="harness",
-            settings_sources=settings_sources,
+    def build(client: anthropic.Anthropic, clock: VirtualClock, workspace: Path) -> MiniAgentUnderTest:
+        return MiniAgentUnderTest(
+            agent_class(
+                client,
+                settings=settings,
+                cwd=workspace,
+                sleep=clock.sleep,
+                clock=clock.now,
+                wall_clock=clock.wall,
+                rand=random.Random(seed).random,
+                tools=tools,
+                session_id=session_id,
+                settings_sources=settings_sources,
+            )
         )
 
     return build
+
+
+def scenario_factory(settings: Mapping[str, Any]) -> AgentFactory:
+    """The default agent of a scenario run: mini_agent with the scenario's settings."""
+    return mini_agent_factory(settings_for(settings), settings_sources={name: "scenario" for name in settings})

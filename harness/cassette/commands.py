@@ -1,4 +1,4 @@
-"""The cassette commands of ``harness``:
+"""The cassette commands of ``harness`` (the arguments are parsed in ``harness.cli``):
 
     harness record --cassette FILE [--base-url URL] [--model M] [--record-mode MODE] [--cwd DIR] -- LINE…
     harness replay CASSETTE [--engine harness|vcr] [--match-on body|order] [--cwd DIR] [-- LINE…]
@@ -10,56 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.cassette.recorder import MATCHING, RECORD_MODES
-
 EXIT_INTERRUPTED = 130
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Add ``record``, ``replay`` and ``scan`` to the ``harness`` parser."""
-    record = commands.add_parser(
-        "record",
-        help="record a mini_agent session into a vcrpy cassette",
-        description="Run mini_agent over the given lines (one turn each) against the real API "
-        "(ANTHROPIC_API_KEY) or --base-url, recording every interaction with vcrpy. Headers are "
-        "kept by allowlist, secrets redacted, the file scanned and written atomically.",
-    )
-    record.add_argument("--cassette", required=True, help="the cassette file to write")
-    record.add_argument("--base-url", help="an Anthropic-compatible server (default: ANTHROPIC_BASE_URL, else the real API)")
-    record.add_argument("--model", help="the model (default: mini_agent's)")
-    record.add_argument(
-        "--record-mode", choices=RECORD_MODES, default="once",
-        help="vcrpy's record mode; once (default) refuses an existing cassette, all records it again",
-    )
-    record.add_argument("--match-on", choices=tuple(MATCHING), default="body", help="how requests match recorded ones")
-    record.add_argument("--cwd", default=".", help="the tools' working directory (default: here)")
-    record.add_argument("lines", nargs="+", metavar="LINE", help="the user's lines, after --")
-    record.set_defaults(command=cmd_record)
-
-    replay = commands.add_parser(
-        "replay",
-        help="replay a cassette through mini_agent, offline",
-        description="Drive mini_agent from a cassette with the network blocked and print the "
-        "transcript; a request that differs from the recorded one fails with a diff.",
-    )
-    replay.add_argument("cassette")
-    replay.add_argument("--engine", choices=("harness", "vcr"), default="harness", help="the indexed transport, or vcrpy")
-    replay.add_argument("--match-on", choices=tuple(MATCHING), default="body")
-    replay.add_argument("--cwd", default=".", help="the tools' working directory (the recording's files must be there)")
-    replay.add_argument("lines", nargs="*", metavar="LINE", help="the user's lines (default: read from the cassette)")
-    replay.set_defaults(command=cmd_replay)
-
-    scan = commands.add_parser("scan", help="look for API keys and tokens in files; exit 1 on any")
-    scan.add_argument("paths", nargs="*", default=["cassettes"], help="files or folders (default: cassettes/)")
-    scan.set_defaults(command=cmd_scan)
-
-
 def cmd_record(args: argparse.Namespace) -> int:
-    from harness.cassette.replay_transport import ReplayMismatch
-    from harness.cassette.recorder import SecretsFound
-    from mini_agent.environment import SettingsError, settings_from_environment
-
+    from harness.agents.mini_agent import SettingsError, settings_from_environment
+    from harness.cassette.diff import ReplayMismatch
     from harness.cassette.record import CassetteExists, RecordingFailed, record_session
+    from harness.cassette.recorder import SecretsFound
 
     try:
         settings, _ = settings_from_environment()  # MINI_AGENT_*, as mini_agent itself reads them
@@ -82,15 +40,19 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from mini_agent.environment import SettingsError, settings_from_environment
-
+    from harness.agents.mini_agent import (
+        SettingsError,
+        settings_from_cassette,
+        settings_from_environment,
+    )
+    from harness.cassette.diff import ReplayMismatch
     from harness.cassette.file import CassetteError, load_cassette
-    from harness.cassette.replay_transport import NetworkBlocked, ReplayMismatch
-    from harness.cassette.replay import replay_session, settings_from_cassette
+    from harness.cassette.network import NetworkBlocked
+    from harness.cassette.replay import replay_session, request_bodies
 
     try:
         base, _ = settings_from_environment()  # what the recording ran with, as far as requests do not show it
-        settings = settings_from_cassette(load_cassette(args.cassette), base)
+        settings = settings_from_cassette(request_bodies(load_cassette(args.cassette)), base)
         result = replay_session(
             args.cassette, args.lines or None, engine=args.engine, match_on=args.match_on, cwd=args.cwd,
             settings=settings, write=_live,

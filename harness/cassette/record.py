@@ -1,4 +1,4 @@
-"""Recording a mini_agent session into a vcrpy cassette, without a terminal.
+"""Recording an agent's session into a vcrpy cassette, without a terminal.
 
     record_session(cassette, lines, base_url=…, record_mode=…)   the user's lines, one turn
         each, against the real API or any Anthropic-compatible URL, recorded by vcrpy
@@ -19,33 +19,26 @@ Errors::
      ├── SecretsFound        (harness.cassette.recorder) the scan flagged the cassette: not written
      └── RecordingFailed     no API key, or the loopback scenario's server saw problems
     AssertionError
-     └── ReplayMismatch      (harness.cassette.replay_transport) record mode ``none``: a request the cassette lacks
+     └── ReplayMismatch      (harness.cassette.diff) record mode ``none``: a request the cassette lacks
 """
 
 from __future__ import annotations
 
 import os
-import random
 import tempfile
-import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import anthropic
 
-from mini_agent.cli import slash_command
-from mini_agent.events import TurnEnd
-from mini_agent.loop import Agent
-from mini_agent.render import Renderer
-from mini_agent.settings import Settings
-
+from harness.agents.base import AgentFactory
 from harness.cassette.file import load_cassette
-from harness.cassette.replay_transport import VcrGuard
 from harness.cassette.recorder import RECORD_MODES, make_vcr
 from harness.cassette.scrub import replace_cwd
+from harness.cassette.vcr_guard import VcrGuard
+from harness.wire.clock import RealClock, VirtualClock
 
-JITTER_SEED = 0  # recording and replay draw the same retry jitter, so their notices agree
 LOOPBACK_API_KEY = "harness-loopback"
 
 
@@ -69,24 +62,28 @@ class RecordResult:
 
 
 def drive(agent: Any, lines: Iterable[str], write: Callable[[str], object], *, stop_on_interrupt: bool = True) -> None:
-    """Run one turn per line and render it as the REPL would. A turn that ends
-    ``interrupted`` (Ctrl+C: mini_agent catches it inside the turn) raises
-    KeyboardInterrupt again when ``stop_on_interrupt``, so a recording stops there."""
+    """Run one turn per line and render it as a REPL would (where the agent has a
+    renderer; see ``harness.agents.base``). A turn whose ``TurnEnd`` event says
+    ``interrupted`` (Ctrl+C caught inside the turn) raises KeyboardInterrupt again when
+    ``stop_on_interrupt``, so a recording stops there."""
+    command = getattr(agent, "command", None)
     for raw in lines:
         line = raw.rstrip("\n")
         if not line.strip():
             continue
         write(f"> {line}\n")
-        output = slash_command(agent, line.strip()) if isinstance(agent, Agent) else None
+        output = command(line) if command is not None else None
         if output is not None:
             write(output)
             continue
-        renderer = Renderer()
+        renderer = agent.renderer() if hasattr(agent, "renderer") else None
         interrupted = False
-        for event in agent.run_turn(line):
-            write(renderer.render(event))
-            interrupted = interrupted or (isinstance(event, TurnEnd) and event.reason == "interrupted")
-        write(renderer.render_close())
+        for event in agent.run_turn(line) or ():
+            if renderer is not None:
+                write(renderer.render(event))
+            interrupted = interrupted or (type(event).__name__ == "TurnEnd" and getattr(event, "reason", None) == "interrupted")
+        if renderer is not None:
+            write(renderer.render_close())
         if interrupted and stop_on_interrupt:
             raise KeyboardInterrupt
 
@@ -101,17 +98,18 @@ def record_session(
     record_mode: str = "once",
     match_on: str = "body",
     cwd: str | Path = ".",
-    settings: Settings | None = None,
+    factory: AgentFactory | None = None,
+    settings: Any = None,
     write: Callable[[str], object] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
-    wall_clock: Callable[[], float] = time.time,
+    clock: RealClock | VirtualClock | None = None,
     before_save: Callable[[], None] | None = None,
 ) -> RecordResult:
-    """Run mini_agent over ``lines`` with vcrpy recording into ``cassette``.
+    """Run the agent over ``lines`` with vcrpy recording into ``cassette``.
 
-    ``before_save`` runs after the last turn, before vcrpy writes: raising there writes
-    nothing (as does any exception, Ctrl+C included)."""
+    ``factory`` builds the agent from the recording client, the clock (real time unless
+    given) and the working folder; by default mini_agent with ``settings`` (and
+    ``model``). ``before_save`` runs after the last turn, before vcrpy writes: raising
+    there writes nothing (as does any exception, Ctrl+C included)."""
     path = Path(cassette)
     if record_mode not in RECORD_MODES:
         raise ValueError(f"record mode {record_mode!r}: choose one of {', '.join(RECORD_MODES)}")
@@ -125,18 +123,13 @@ def record_session(
             if base_url is None and not os.environ.get("ANTHROPIC_BASE_URL") and record_mode != "none":
                 raise RecordingFailed("ANTHROPIC_API_KEY is not set (or pass --base-url for another server)")
             api_key = LOOPBACK_API_KEY  # another server may not check it; it is never written anyway
-    settings = settings or Settings()
-    if model:
-        settings = replace(settings, model=model)
     workdir = Path(cwd).resolve()
     guard = VcrGuard()
     client = anthropic.Anthropic(
         api_key=api_key, base_url=base_url, max_retries=0, http_client=anthropic.DefaultHttpxClient(transport=guard)
     )
-    agent = Agent(
-        client, settings=settings, cwd=workdir, sleep=sleep, clock=clock, wall_clock=wall_clock,
-        rand=random.Random(JITTER_SEED).random, session_id="record",
-    )
+    build = factory or _mini_agent(settings, model)
+    agent = build(client, clock or RealClock(), workdir)
     transcript: list[str] = []
 
     def emit(text: str) -> None:
@@ -155,6 +148,13 @@ def record_session(
     written = _identity(path) not in (None, before)
     count = len(load_cassette(path)) if path.exists() else 0
     return RecordResult(path, record_mode, count, replace_cwd("".join(transcript), workdir), written)
+
+
+def _mini_agent(settings: Any, model: str | None) -> AgentFactory:
+    from harness.agents.mini_agent import Settings, mini_agent_factory, settings_for
+
+    chosen = settings or Settings()
+    return mini_agent_factory(settings_for({"model": model}, chosen) if model else chosen, session_id="record")
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -176,16 +176,15 @@ def record_over_loopback(
     the scenario's workspace in a fresh folder, its turns' user lines, its replies (all
     turns' in one queue) on the wire, on virtual time. Raises RecordingFailed, and
     writes nothing, if the server saw problems (an invalid request, a missing reply)."""
-    from harness.wire.clock import VirtualClock
-    from harness.scenario.responder import Responder
-    from harness.scenario.runner import settings_for
     from harness.scenario.loader import load_scenario
+    from harness.scenario.responder import DEFAULT_MODEL, Responder
+    from harness.scenario.runner import default_factory
     from harness.serve.server import FaultServer
 
     scenario = load_scenario(scenario_path)
-    settings = settings_for(scenario)
     clock = VirtualClock()
-    responder = Responder([r for turn in scenario.turns for r in turn.replies], clock=clock, model=settings.model)
+    replies = [r for turn in scenario.turns for r in turn.replies]
+    responder = Responder(replies, clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL))
 
     def server_saw_no_problems() -> None:
         problems = responder.problems + [f"{len(responder.unused)} reply(ies) never requested"] * bool(responder.unused)
@@ -198,7 +197,7 @@ def record_over_loopback(
             (Path(tmp) / name).write_text(content, encoding="utf-8")
         result = record_session(
             cassette, [turn.user for turn in scenario.turns], base_url=server.url, api_key=LOOPBACK_API_KEY,
-            record_mode=record_mode, cwd=tmp, settings=settings, write=write,
-            sleep=clock.sleep, clock=clock.now, wall_clock=clock.wall, before_save=server_saw_no_problems,
+            record_mode=record_mode, cwd=tmp, factory=default_factory(scenario), write=write, clock=clock,
+            before_save=server_saw_no_problems,
         )
     return result

@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from harness.cassette.scrub import request_scrubber, scrub_response
 from harness.cassette.scan import Finding, scan_text
+from harness.cassette.scrub import request_scrubber, scrub_response
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 MATCHING = {"body": ("method", "path", "body"), "order": ("method", "path")}

@@ -13,8 +13,7 @@ are read from the recorded requests unless given.
 from __future__ import annotations
 
 import json
-import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -22,16 +21,16 @@ from urllib.parse import urlsplit
 import anthropic
 import httpx2
 
-from mini_agent.loop import Agent
-from mini_agent.settings import Settings
-
+from harness.agents.base import AgentFactory
 from harness.cassette.file import load_cassette
-from harness.cassette.replay_transport import CassetteIndex, CassetteTransport, NetworkBlocked, VcrGuard, block_network
-from harness.cassette.session import ENGINES, REPLAY_API_KEY
+from harness.cassette.index import CassetteIndex, CassetteTransport
+from harness.cassette.network import NetworkBlocked, block_network
+from harness.cassette.record import drive
 from harness.cassette.recorder import make_vcr
-from harness.wire.clock import VirtualClock
-from harness.cassette.record import JITTER_SEED, drive
 from harness.cassette.scrub import replace_cwd
+from harness.cassette.session import ENGINES, REPLAY_API_KEY
+from harness.cassette.vcr_guard import VcrGuard
+from harness.wire.clock import VirtualClock
 
 
 @dataclass
@@ -72,23 +71,6 @@ def lines_from_cassette(interactions: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def settings_from_cassette(interactions: Sequence[Mapping[str, Any]], base: Settings | None = None) -> Settings:
-    """mini_agent's settings as the first recorded request shows them."""
-    base = base or Settings()
-    bodies = request_bodies(interactions)
-    if not bodies:
-        return base
-    first = bodies[0]
-    system = first.get("system", "")
-    return replace(
-        base,
-        model=first.get("model", base.model),
-        max_tokens=first.get("max_tokens", base.max_tokens),
-        system=system if isinstance(system, str) else base.system,
-        fallbacks="fallbacks" in first,
-    )
-
-
 def replay_session(
     cassette: str | Path,
     lines: Sequence[str] | None = None,
@@ -96,17 +78,19 @@ def replay_session(
     engine: str = "harness",
     match_on: str = "body",
     cwd: str | Path = ".",
-    settings: Settings | None = None,
+    factory: AgentFactory | None = None,
+    settings: Any = None,
     write: Callable[[str], object] | None = None,
 ) -> ReplayResult:
-    """Drive mini_agent from ``cassette`` with the network blocked. Raises ReplayMismatch
-    (the first request that differs from the recording, with a diff) or NetworkBlocked."""
+    """Drive the agent from ``cassette`` with the network blocked, on virtual time.
+    ``factory`` builds it (default: mini_agent with ``settings``, else with the settings
+    the recorded requests show). Raises ReplayMismatch (the first request that differs
+    from the recording, with a diff) or NetworkBlocked."""
     if engine not in ENGINES:
         raise ValueError(f"engine {engine!r}: choose one of {', '.join(ENGINES)}")
     path = Path(cassette)
     interactions = load_cassette(path)
     lines = list(lines) if lines else lines_from_cassette(interactions)
-    settings = settings or settings_from_cassette(interactions)
     workdir = Path(cwd).resolve()
     clock = VirtualClock()
     transcript: list[str] = []
@@ -124,10 +108,8 @@ def replay_session(
     client = anthropic.Anthropic(
         api_key=REPLAY_API_KEY, base_url=_origin(interactions), max_retries=0, http_client=httpx2.Client(transport=transport)
     )
-    agent = Agent(
-        client, settings=settings, cwd=workdir, sleep=clock.sleep, clock=clock.now, wall_clock=clock.wall,
-        rand=random.Random(JITTER_SEED).random, session_id="replay",
-    )
+    build = factory or _mini_agent(interactions, settings)
+    agent = build(client, clock, workdir)
     with block_network() as attempts:
         if engine == "harness":
             drive(agent, lines, emit, stop_on_interrupt=False)
@@ -142,6 +124,12 @@ def replay_session(
     if attempts:
         raise NetworkBlocked(f"the replay tried to reach the network: {attempts[0]}")
     return ReplayResult(replace_cwd("".join(transcript), workdir), requests, unused, lines)
+
+
+def _mini_agent(interactions: Sequence[Mapping[str, Any]], settings: Any) -> AgentFactory:
+    from harness.agents.mini_agent import mini_agent_factory, settings_from_cassette
+
+    return mini_agent_factory(settings or settings_from_cassette(request_bodies(interactions)), session_id="replay")
 
 
 def _origin(interactions: Sequence[Mapping[str, Any]]) -> str:

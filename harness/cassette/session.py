@@ -22,15 +22,14 @@ from typing import Any
 import anthropic
 import httpx2
 
-from harness.cassette.replay_transport import (
+from harness.cassette.index import (
     AsyncCassetteTransport,
-    AsyncVcrGuard,
     CassetteIndex,
     CassetteTransport,
-    VcrGuard,
-    block_network,
 )
+from harness.cassette.network import block_network
 from harness.cassette.recorder import MATCHING, RECORD_MODES, make_vcr
+from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 
 ENGINES = ("harness", "vcr")
 REPLAY_API_KEY = "harness-replay"

@@ -1,0 +1,59 @@
+"""The API as documented: the validity rules of a Messages request with the API's own
+wording (``messages``, ``request``, ``wording``), its betas (``betas``) and its retry
+semantics (``retry``). Nothing here imports the agents it checks.
+
+Every violation carries the API's own path and wording, so a replayed 400 reads like
+the real one. Rules, as ``path: message`` (N = message index, K = block index):
+
+Messages
+- ``messages: at least one message is required``
+- ``messages.N.role: Input should be 'user' or 'assistant'`` -- any other role; ``system``
+  only when the request's betas are known and lack ``mid-conversation-system-2026-04-07``
+- ``messages.N: all messages must have non-empty content except for the optional final
+  assistant message``
+- ``messages: text content blocks must be non-empty``
+- ``messages: text content blocks must contain non-whitespace text`` -- a message whose
+  only content is whitespace text (``" "`` beside a ``tool_use`` was accepted live)
+- ``messages: final assistant content cannot end with trailing whitespace``
+
+Tool use (pairing is judged on turns: consecutive same-role messages are merged, as
+the API merges them, and ``system`` messages are skipped)
+- ``messages.N.content.K.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'``
+- ``messages.N.content.K: `tool_use` ids must be unique`` -- across the whole request
+- ``messages.N.content.K.tool_use.input: Input should be a valid dictionary`` -- input
+  that is JSON but not an object (``[1, 2]``), as the model may stream it
+- ``messages.N.content.K.tool_use.name: String should have at least 1 character`` /
+  ``... at most 200 characters``
+- ``messages.N: `tool_result` blocks can only be in `user` messages``
+- ``messages.N: `tool_use` ids were found without `tool_result` blocks immediately
+  after: ...`` -- N is the first message of the turn after the ``tool_use`` turn
+- ``messages.N: Did not find M `tool_result` block(s) at the beginning of this message.
+  ...`` -- every id is answered, but not by the blocks that open the turn
+- ``messages.N.content.K: unexpected `tool_use_id` found in `tool_result` blocks: ...``
+
+Thinking
+- ``messages.N.content.0: If an assistant message contains any thinking blocks, the first
+  block must be `thinking` or `redacted_thinking`. Found `X`.``
+- ``messages.N: The final block in an assistant message cannot be `thinking`.``
+- ``messages.N.content.K: When thinking is disabled, an `assistant` message in the final
+  position cannot contain `thinking`. ...`` (``check_request`` only: needs ``thinking``)
+
+Request (``check_request`` only)
+- ``tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`` /
+  ``String should have at most 128 characters``; ``tools: Tool names must be unique.``
+- ``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path)
+
+Not checked, knowingly: that thinking blocks and signatures equal the response that
+produced them (that needs the earlier responses, which the caller holds); that with
+thinking on, the last tool-using assistant turn starts with thinking (adaptive thinking
+may skip it); model capabilities such as prefill support; a final assistant message
+ending in ``tool_use``; the top-level ``system`` text. A conversation may open with an
+assistant message: the first-party API accepts it (only Bedrock says ``first message
+must use the "user" role``).
+"""
+
+from harness.oracle.messages import check_history
+from harness.oracle.request import check_request, error_body
+from harness.oracle.wording import Violation
+
+__all__ = ["Violation", "check_history", "check_request", "error_body"]

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.oracle.rules import Violation, check_history, check_request
+from harness.oracle import Violation, check_history, check_request
 
 EXPECTED = 'a JSON list of messages, a request object with "messages", or JSON Lines of either'
 _JSON_KINDS = {str: "a string", int: "a number", float: "a number", bool: "a boolean", type(None): "null"}
@@ -71,3 +71,12 @@ def _is_json(text: str) -> bool:
 
 def _invalid_json(path: Path, line: int, column: int, reason: str) -> HistoryFileError:
     return HistoryFileError(f"{path}:{line}:{column}: not valid JSON ({reason}); expected {EXPECTED}")
+
+
+def cmd_check_history(args: Any) -> int:
+    """``harness check-history FILE``: one line per violation, then a verdict; exit 1 on any."""
+    violations = check_history_file(Path(args.file))
+    for line in violations:
+        print(line)
+    print(f"{args.file}: {'valid' if not violations else f'{len(violations)} violation(s)'}")
+    return 1 if violations else 0

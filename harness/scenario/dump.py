@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
+from harness.scenario.model import Scenario, Turn
 from harness.wire.replies import Cut, ErrorEvent, Reply, Stall
-from harness.scenario.loader import Scenario, Turn
 
 _DEFAULT_ERROR_EVENT = ErrorEvent(0)
 _DEFAULT_STALL = Stall(0)

@@ -5,10 +5,9 @@ total requests)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from harness.scenario.runner import Outcome, TurnRecord
+from harness.scenario.outcome import Outcome, TurnRecord
 
 SLEEP_TOLERANCE = 1e-3
 

@@ -20,10 +20,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from harness.agents.mini_agent import AgentFactory
-from harness.scenario.runner import Outcome, run_scenario
-from harness.scenario.loader import Scenario
+from harness.agents.base import AgentFactory
 from harness.scenario.dump import dump_scenario, write_scenario
+from harness.scenario.model import Scenario
+from harness.scenario.outcome import Outcome
+from harness.scenario.runner import run_scenario
 from harness.scenario.timeline import format_timeline
 
 FOUND_DIR_VARIABLE = "HARNESS_FOUND_DIR"

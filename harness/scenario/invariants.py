@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import TYPE_CHECKING
 
-from mini_agent.retry import RetryPolicy, parse_retry_after
-
-from harness.wire.api_errors import api_error
-from harness.wire.clock import EPOCH_ORIGIN
+from harness.oracle.retry import (
+    error_type_is_transient,
+    requested_wait,
+    status_is_retryable,
+)
+from harness.scenario.outcome import Outcome, TurnRecord
 from harness.scenario.responder import RecordedRequest
+from harness.wire.clock import EPOCH_ORIGIN
 
-if TYPE_CHECKING:
-    from harness.scenario.runner import Outcome, TurnRecord
-
-RETRYABLE_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+DEFAULT_MAX_RETRIES = 5
+"""The retry limit checked when a scenario's settings name none."""
+BACKOFF_CAP = 30.0
+"""The longest wait the library accepts when the server named none (DESIGN §3)."""
 TOLERANCE = 1e-6
 
 
@@ -70,14 +72,10 @@ def fatal(request: RecordedRequest) -> bool:
         return True
     if plan.ending == "interrupt":
         return True
-    should_retry = plan.headers.get("x-should-retry")
-    if plan.connection is None and plan.status != 200 and should_retry in ("true", "false"):
-        return should_retry == "false"
-    if reply.error is not None:
-        status = api_error(reply.error).status
-        return status < 500 and status not in (408, 409, 429)
+    if reply.error is not None and plan.connection is None:
+        return not status_is_retryable(plan.status, plan.headers)
     if reply.error_event is not None:
-        return reply.error_event.type not in RETRYABLE_STREAM_ERRORS
+        return not error_type_is_transient(reply.error_event.type)
     return False
 
 
@@ -134,7 +132,6 @@ def wire_invariants(
             attempts = 1
         if attempts > max_retries + 1:
             problems.append(f"{where}: request {after.number} is attempt {attempts}, over max_retries + 1 = {max_retries + 1}")
-    cap = RetryPolicy().cap
     for at, mark, seconds in sleeps:
         before_sleep = [r for r in requests if r.mark < mark]
         if not marks[0] <= mark <= marks[1] or not before_sleep:
@@ -142,11 +139,11 @@ def wire_invariants(
         request = before_sleep[-1]
         plan = request.plan
         wall = EPOCH_ORIGIN + at  # an HTTP-date retry-after counts from when the sleep began
-        asked = parse_retry_after(plan.headers, now=lambda: wall) if plan and not plan.connection else None
+        asked = requested_wait(plan.headers, received_at=wall) if plan and not plan.connection else None
         if asked is not None and seconds + TOLERANCE < asked:
             problems.append(f"{where}: slept {seconds:.3f}s after request {request.number}, which asked for retry-after {asked:g}s")
-        if asked is None and seconds > cap + TOLERANCE:
-            problems.append(f"{where}: slept {seconds:.3f}s after request {request.number}, over the {cap:g}s cap")
+        if asked is None and seconds > BACKOFF_CAP + TOLERANCE:
+            problems.append(f"{where}: slept {seconds:.3f}s after request {request.number}, over the {BACKOFF_CAP:g}s cap")
     return problems
 
 

@@ -13,211 +13,18 @@ reports every mistake as ``path:line:col: message``.
         expect: {requests: 2, sleeps: [2.0], end: end_turn}
 """
 
+
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.wire.api_errors import API_ERRORS, STREAM_ERROR_TYPES
-from harness.scenario.format_spec import Choice, Either, ListOf, MapOf, Obj, Scalar
+from harness.scenario.format import MESSAGE_FIELDS, SCENARIO
+from harness.scenario.model import Interrupt, Scenario, ScenarioError, Turn
 from harness.scenario.overlay import recorded_replies
-from harness.wire.replies import CONNECTION_FAULTS, Cut, Drip, ErrorEvent, Insert, Reply, Stall
 from harness.scenario.yaml_positions import YamlError, load_located
-
-STRING, INTEGER, NUMBER, BOOLEAN, ANY = (Scalar(k) for k in ("string", "integer", "number", "boolean", "any"))
-EVENT_NUMBER = Scalar("integer", "an event number, counted from 1 (message_start is event 1)")
-STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded")
-END_REASONS = (*STOP_REASONS, "error", "interrupted", "internal_error", "context_window", "max_steps", "empty")
-MESSAGE_FIELDS = ("text", "tool_use", "thinking", "content", "stop_reason", "stop_sequence", "usage")
-KIND_FIELDS = ("error", "connection", "events", "recorded")
-
-
-def _one_kind(reply: dict[str, Any]) -> str | None:
-    message_keys = [k for k in MESSAGE_FIELDS if k in reply]
-    kinds = [k for k in KIND_FIELDS if k in reply] + ([f"a message ({', '.join(message_keys)})"] if message_keys else [])
-    if len(kinds) > 1:
-        return f"a reply is one thing, but this one is {' and '.join(kinds)}"
-    if not kinds:
-        return f"a reply needs one of: {', '.join(KIND_FIELDS)}, or message keys ({', '.join(MESSAGE_FIELDS)})"
-    return None
-
-
-TOOL_USE = Obj(
-    {"name": STRING, "input": ANY, "json": Either((STRING, ListOf(STRING))), "id": STRING},
-    required=("name",),
-    description="A tool call; `json` sends raw input JSON fragments verbatim instead of `input`.",
-    what="tool_use",
-)
-THINKING = Either((STRING, Obj({"thinking": STRING, "signature": STRING}, required=("thinking",), what="thinking block")))
-CUT = Either(
-    (
-        EVENT_NUMBER,
-        Obj(
-            {
-                "after_event": EVENT_NUMBER,
-                "in_event": EVENT_NUMBER,
-                "after_bytes": INTEGER,
-                "in_char": EVENT_NUMBER,
-                "how": Choice(("fin", "rst"), "fin: the server closes; rst: the connection is reset"),
-            },
-            rules=(lambda c: None if sum(k in c for k in ("after_event", "in_event", "after_bytes", "in_char")) == 1
-                   else "a cut needs exactly one of: after_event, in_event, after_bytes, in_char",),
-            what="cut",
-        ),
-    ),
-    "The connection drops mid-body.",
-)
-ERROR_EVENT = Either(
-    (
-        EVENT_NUMBER,
-        Obj({"after_event": EVENT_NUMBER, "type": Choice(STREAM_ERROR_TYPES), "message": STRING}, required=("after_event",), what="error_event"),
-    ),
-    "An `event: error` inside the 200 stream.",
-)
-STALL = Either((EVENT_NUMBER, Obj({"after_event": EVENT_NUMBER, "seconds": NUMBER}, required=("after_event",), what="stall")))
-REPLY = Obj(
-    {
-        "text": STRING,
-        "tool_use": Either((TOOL_USE, ListOf(TOOL_USE))),
-        "thinking": Either((THINKING, ListOf(THINKING))),
-        "content": ListOf(MapOf(ANY), description="raw content blocks"),
-        "stop_reason": Scalar("string", f"usually one of: {', '.join(STOP_REASONS)}"),
-        "stop_sequence": STRING,
-        "usage": MapOf(INTEGER),
-        "events": ListOf(MapOf(ANY), description="raw stream events: the escape hatch"),
-        "recorded": Scalar("integer", "interaction N (from 1) of the scenario's cassette, as recorded; faults overlay it"),
-        "error": Either((Choice(tuple(API_ERRORS)), INTEGER), "an API error by name, or any HTTP status"),
-        "message": Scalar("string", "the error's message, instead of the API's usual one"),
-        "body": Scalar("string", "a raw error body (an HTML 502 page)"),
-        "connection": Choice(CONNECTION_FAULTS, "the connection fails before any response"),
-        "headers": MapOf(STRING),
-        "cut": CUT,
-        "error_event": ERROR_EVENT,
-        "end_early": Scalar("integer", "the stream ends cleanly after event k, before message_stop"),
-        "bad_data": Scalar("integer", "after event k, a `data:` line that is not JSON"),
-        "stall": STALL,
-        "drip": Obj({"chunk": INTEGER, "delay": NUMBER}, what="drip"),
-        "pings": INTEGER,
-        "insert": ListOf(Obj({"after_event": INTEGER, "event": MapOf(ANY)}, required=("after_event", "event"), what="insert")),
-        "duplicate": EVENT_NUMBER,
-        "swap": EVENT_NUMBER,
-        "interrupt": Scalar("integer", "Ctrl+C while streaming, after event k"),
-    },
-    rules=(_one_kind,),
-    what="reply",
-)
-NOTICE_PATTERN = Scalar("string", "a substring, or /a regex/")
-TURN_EXPECT = Obj(
-    {
-        "requests": INTEGER,
-        "sleeps": ListOf(Either((NUMBER, ListOf(NUMBER, min_items=2))), description="exact seconds, or [min, max]"),
-        "notices": ListOf(NOTICE_PATTERN, description="in order"),
-        "no_notices": BOOLEAN,
-        "end": Choice(END_REASONS),
-        "tools": ListOf(STRING, description="tool names run, in order"),
-        "tool_results": ListOf(Obj({"error": BOOLEAN, "contains": STRING}, what="tool result expectation")),
-        "text": Scalar("string", "the model text shown in this turn contains this (or matches /regex/)"),
-    },
-    what="expect",
-)
-INTERRUPT = Obj(
-    {
-        "at_event": Scalar("integer", "the turn's k-th event, counted from 1"),
-        "tool": Scalar("string", "when the named tool is called"),
-        "close": Scalar("boolean", "close the turn's generator instead of pressing Ctrl+C"),
-    },
-    rules=(lambda i: None if ("at_event" in i) != ("tool" in i) else "an interrupt needs exactly one of: at_event, tool",),
-    what="interrupt",
-)
-TURN = Obj(
-    {"user": STRING, "replies": ListOf(REPLY), "interrupt": INTERRUPT, "expect": TURN_EXPECT},
-    required=("user",),
-    what="turn",
-)
-FILE_EXPECT = Either((STRING, Obj({"contains": STRING, "absent": BOOLEAN}, what="file expectation")))
-SETTINGS = Obj(
-    {
-        "model": STRING,
-        "max_tokens": INTEGER,
-        "max_retries": INTEGER,
-        "retry_budget": NUMBER,
-        "max_tool_output": INTEGER,
-        "max_steps": INTEGER,
-        "fallbacks": BOOLEAN,
-        "system": STRING,
-        "fallback_model": Scalar("string", "the model to switch to after `fallback_after` 529s in a row"),
-        "fallback_after": INTEGER,
-        "api_timeout": NUMBER,
-        "stop_failure_hook": Scalar("string", "a shell command run (JSON on stdin) when a turn ends on an API error"),
-        "hook_timeout": NUMBER,
-    },
-    what="settings",
-)
-SCENARIO = Obj(
-    {
-        "name": STRING,
-        "about": Scalar("string", "why this scenario exists"),
-        "settings": SETTINGS,
-        "workspace": MapOf(STRING, description="files created in a fresh temporary directory, the tools' cwd"),
-        "turns": ListOf(TURN, min_items=1),
-        "expect": Obj(
-            {
-                "files": MapOf(FILE_EXPECT),
-                "transcript": Scalar("string", "a golden transcript file, relative to the scenario"),
-                "requests": INTEGER,
-            },
-            what="expect",
-        ),
-        "probe": Scalar("boolean", "after the last turn, check that one more turn still works (default true)"),
-        "cassette": Scalar("string", "a vcrpy cassette, relative to the scenario, that `recorded: N` replies come from"),
-    },
-    required=("name", "about", "turns"),
-    what="scenario",
-)
-
-
-@dataclass(frozen=True)
-class Interrupt:
-    """The user interrupts a turn: at its k-th event, or when a named tool is called."""
-
-    at_event: int | None = None
-    tool: str | None = None
-    close: bool = False
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One user line, the replies to its requests, and what must hold afterwards."""
-
-    user: str
-    replies: tuple[Reply, ...] = ()
-    interrupt: Interrupt | None = None
-    expect: dict[str, Any] = field(default_factory=dict)
-    line: int = 0
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A whole scenario file, checked and parsed."""
-
-    name: str
-    about: str
-    path: Path
-    turns: tuple[Turn, ...]
-    settings: dict[str, Any] = field(default_factory=dict)
-    workspace: dict[str, str] = field(default_factory=dict)
-    expect: dict[str, Any] = field(default_factory=dict)
-    probe: bool = True
-
-
-class ScenarioError(ValueError):
-    """A scenario file with mistakes; ``problems`` are ``path:line:col: message`` lines."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Reply, Stall
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -252,11 +59,6 @@ def problems_in(path: str | Path) -> list[str]:
     except ScenarioError as error:
         return error.problems
     return []
-
-
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of the scenario format, for editors."""
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Fault scenario", **SCENARIO.json_schema()}
 
 
 def _turn(data: dict[str, Any], line: int, base: dict[int, Reply]) -> Turn:
@@ -312,5 +114,3 @@ def _pos(items: Any, index: int) -> int:
 def _plain(value: Any) -> Any:
     """Located containers as plain dicts and lists (JSON round trip keeps it simple)."""
     return json.loads(json.dumps(value)) if isinstance(value, (dict, list)) else value
-
-

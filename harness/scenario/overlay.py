@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from harness.cassette.file import CassetteError, load_cassette, response_body_bytes
 from harness.scenario.format_spec import Problem
 from harness.wire.replies import Reply
-from harness.wire.sse import decode_events
+from harness.wire.sse_parse import decode_events
 
 KEPT_ERROR_HEADERS = ("retry-after", "retry-after-ms", "x-should-retry", "content-type")
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from harness.oracle import Violation, check_request, wording
+from harness.oracle import error_body as violations_body
+from harness.oracle.betas import request_betas
 from harness.wire import json_body
 from harness.wire.api_errors import error_body
-from harness.oracle.rules import Violation, check_request
-from harness.oracle.rules import error_body as violations_body
 from harness.wire.clock import VirtualClock
-from harness.wire.replies import Reply
 from harness.wire.plan import WirePlan, json_plan, plan_reply
+from harness.wire.replies import Reply
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})
 DEFAULT_MODEL = "claude-opus-5-5"
-INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
 
 
 @dataclass
@@ -47,14 +47,6 @@ class RecordedRequest:
     def betas(self) -> list[str]:
         """The request's ``anthropic-beta`` values."""
         return request_betas(self.headers) or []
-
-
-def request_betas(headers: Mapping[str, str]) -> list[str] | None:
-    """The ``anthropic-beta`` values of a request; None when it sends no such header
-    (the oracle then cannot know which betas are on)."""
-    if "anthropic-beta" not in headers:
-        return None
-    return [b.strip() for b in headers["anthropic-beta"].split(",") if b.strip()]
 
 
 class Responder:
@@ -154,7 +146,7 @@ class Responder:
             for b, block in enumerate(content if isinstance(content, list) else []):
                 signer = self.signature_models.get(block.get("signature", "")) if isinstance(block, dict) else None
                 if block.get("type") == "thinking" and signer and signer != model:
-                    found.append(Violation(f"messages.{m}.content.{b}", INVALID_SIGNATURE))
+                    found.append(Violation(f"messages.{m}.content.{b}", wording.INVALID_SIGNATURE))
         return found
 
 

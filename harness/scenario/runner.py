@@ -4,78 +4,22 @@ replies per turn; the outcome holds everything that happened and every problem f
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from mini_agent.cli import slash_command
-from mini_agent.loop import Agent
-from mini_agent.render import Renderer
-from mini_agent.settings import Settings
-
-from harness.agents.mini_agent import AgentFactory, mini_agent_factory
+from harness.agents.base import AgentFactory
+from harness.scenario.expectations import check_expectations
+from harness.scenario.invariants import DEFAULT_MAX_RETRIES, check_invariants
+from harness.scenario.model import Scenario, Turn
+from harness.scenario.outcome import Outcome, TurnRecord
+from harness.scenario.responder import DEFAULT_MODEL, Responder
+from harness.scenario.transport import ScenarioTransport, sync_client
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
-from harness.scenario.responder import RecordedRequest, Responder
-from harness.scenario.loader import Scenario, Turn
-from harness.scenario.transport import ScenarioTransport, sync_client
 
 PROBE_LINE = "Are you still there?"
 PROBE_REPLY = Reply(message={"text": "Still here."})
 MAX_FILE_SNAPSHOT = 1_000_000
-
-
-@dataclass
-class TurnRecord:
-    """What one turn did: its events with their virtual times, its requests, how it ended."""
-
-    number: int
-    user: str
-    label: str
-    events: list[tuple[float, int, Any]] = field(default_factory=list)
-    requests: list[RecordedRequest] = field(default_factory=list)
-    unused_replies: int = 0
-    raised: str | None = None
-    interrupted: bool = False
-    closed: bool = False  # the runner closed the turn's generator: no TurnEnd can follow
-    command: bool = False  # a REPL command (/status): answered without a turn
-    first_mark: int = 0
-    last_mark: int = 0
-
-    @property
-    def end(self) -> str | None:
-        """The reason of the turn's TurnEnd event, if it sent one."""
-        ends = [e.reason for _, _, e in self.events if type(e).__name__ == "TurnEnd"]
-        return ends[-1] if ends else None
-
-    def of_type(self, name: str) -> list[Any]:
-        """The events of one type, by class name (adapters may bring their own classes)."""
-        return [e for _, _, e in self.events if type(e).__name__ == name]
-
-
-@dataclass
-class Outcome:
-    """Everything a scenario run produced."""
-
-    scenario: Scenario
-    turns: list[TurnRecord]
-    requests: list[RecordedRequest]
-    sleeps: list[tuple[float, int, float]]
-    history: list[dict[str, Any]] | None
-    files: dict[str, str | None]
-    transcript: str
-    max_retries: int
-    virtual_seconds: float = 0.0
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return not self.problems
-
-
-def settings_for(scenario: Scenario) -> Settings:
-    """mini_agent's settings with the scenario's overrides."""
-    return replace(Settings(), **scenario.settings)
 
 
 def run_scenario(
@@ -84,13 +28,10 @@ def run_scenario(
     factory: AgentFactory | None = None,
     write: Callable[[str], object] | None = None,
 ) -> Outcome:
-    """Run every turn (and the probe turn), then check invariants and expectations."""
-    from harness.scenario.expectations import check_expectations
-    from harness.scenario.invariants import check_invariants
-
-    settings = settings_for(scenario)
+    """Run every turn (and the probe turn), then check invariants and expectations.
+    ``factory`` builds the agent (default: mini_agent with the scenario's settings)."""
     clock = VirtualClock()
-    responder = Responder(clock=clock, model=settings.model)
+    responder = Responder(clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL))
     transport = ScenarioTransport(responder)
     transcript: list[str] = []
 
@@ -104,8 +45,7 @@ def run_scenario(
         for name, content in scenario.workspace.items():
             (workspace / name).parent.mkdir(parents=True, exist_ok=True)
             (workspace / name).write_text(content, encoding="utf-8")
-        sources = {name: "scenario" for name in scenario.settings}
-        build = factory or mini_agent_factory(settings, settings_sources=sources)
+        build = factory or default_factory(scenario)
         agent = build(sync_client(transport), clock, workspace)
         turns = list(scenario.turns)
         if scenario.probe:
@@ -124,7 +64,7 @@ def run_scenario(
         getattr(agent, "messages", None),
         files,
         text,
-        settings.max_retries,
+        scenario.settings.get("max_retries", DEFAULT_MAX_RETRIES),
         clock.now(),
     )
     outcome.problems = list(responder.problems) + check_invariants(outcome) + check_expectations(outcome)
@@ -138,16 +78,19 @@ def _drive_turn(
     first = len(responder.requests)
     responder.queue(turn.replies, label)
     emit(f"> {turn.user}\n")
-    command_output = slash_command(agent, turn.user) if isinstance(agent, Agent) else None
+    command = getattr(agent, "command", None)
+    command_output = command(turn.user) if command is not None else None
     if command_output is not None:
         record.command = True
         emit(command_output)
     else:
-        renderer = Renderer()
+        renderer = agent.renderer() if hasattr(agent, "renderer") else None
         for event in _events(agent, turn, record):
             record.events.append((responder.clock.now(), responder.clock.mark(), event))
-            emit(renderer.render(event))
-        emit(renderer.render_close())
+            if renderer is not None:
+                emit(renderer.render(event))
+        if renderer is not None:
+            emit(renderer.render_close())
     record.requests = responder.requests[first:]
     record.unused_replies = len(responder.unused)
     record.last_mark = responder.clock.mark()
@@ -197,3 +140,10 @@ def _snapshot(workspace: Path) -> dict[str, str | None]:
             except (OSError, UnicodeDecodeError):
                 files[path.relative_to(workspace).as_posix()] = None
     return files
+
+
+def default_factory(scenario: Scenario) -> AgentFactory:
+    """mini_agent, with the scenario's settings."""
+    from harness.agents.mini_agent import scenario_factory
+
+    return scenario_factory(scenario.settings)

@@ -3,10 +3,9 @@ and fault, each sleep and notice, then the problems."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from harness.scenario.runner import Outcome
+from harness.scenario.outcome import Outcome
 
 
 def format_timeline(outcome: Outcome) -> str:

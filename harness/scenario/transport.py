@@ -12,10 +12,10 @@ from typing import AsyncIterator, Iterable, Iterator
 import anthropic
 import httpx2
 
-from harness.wire.clock import VirtualClock
-from harness.wire.replies import Reply
 from harness.scenario.responder import RecordedRequest, Responder
+from harness.wire.clock import VirtualClock
 from harness.wire.plan import WirePlan
+from harness.wire.replies import Reply
 
 DEFAULT_READ_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 5.0

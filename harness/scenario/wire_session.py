@@ -8,13 +8,17 @@ from pathlib import Path
 
 import anthropic
 
-from harness.wire.clock import VirtualClock
-from harness.scenario.invariants import wire_invariants
+from harness.scenario.invariants import DEFAULT_MAX_RETRIES, wire_invariants
+from harness.scenario.loader import load_scenario
+from harness.scenario.model import Scenario
 from harness.scenario.responder import Responder
-from harness.scenario.loader import Scenario, load_scenario
-from harness.scenario.transport import AsyncScenarioTransport, ScenarioTransport, async_client, sync_client
-
-DEFAULT_MAX_RETRIES = 5
+from harness.scenario.transport import (
+    AsyncScenarioTransport,
+    ScenarioTransport,
+    async_client,
+    sync_client,
+)
+from harness.wire.clock import VirtualClock
 
 
 class WireSession:

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from harness.scenario.invariants import wire_invariants
-from harness.wire.replies import Reply
+from harness.scenario.invariants import DEFAULT_MAX_RETRIES, wire_invariants
+from harness.scenario.model import Scenario
 from harness.scenario.responder import Responder
-from harness.scenario.loader import Scenario
 from harness.serve.server import FaultServer
-
-DEFAULT_MAX_RETRIES = 5
+from harness.wire.replies import Reply
 
 
 def scenario_replies(scenario: Scenario) -> list[Reply]:

@@ -30,41 +30,46 @@ ends), from the rules of DESIGN §3; ``scenarios()`` writes that into each turn'
 ``expect``, so an agent that gives up too early or retries what it must not fails.
 """
 
-from harness.strategies.arguments import (
-    COMMON_FILES,
-    JSON_TYPES,
+from harness.strategies.faults import (
+    FAULT_KINDS,
+    GIVE_UP_RETRY_AFTER,
+    Effect,
+    fault_effect,
+    faults,
+)
+from harness.strategies.mutations import (
     MUTATIONS,
     any_tool_inputs,
-    echo_commands,
-    input_schemas,
     invalid_tool_inputs,
-    json_values,
     odd_strings,
-    safe_overrides,
-    tool_calls,
-    tool_inputs,
-    workspace_paths,
 )
-from harness.strategies.conversations import (
-    BIG_BUDGET,
+from harness.strategies.replies import (
     CONTINUING_STOPS,
-    Effect,
-    FAULT_KINDS,
     FINAL_STOPS,
-    GIVE_UP_RETRY_AFTER,
+    model_texts,
+    replies,
+)
+from harness.strategies.scenarios import BIG_BUDGET, scenarios, user_lines, workspaces
+from harness.strategies.schedules import (
     INTERRUPTION_KINDS,
     Interruption,
     Schedule,
-    fault_effect,
     fault_schedules,
-    faults,
     interruption_points,
-    model_texts,
-    replies,
-    scenarios,
     turn_end,
-    user_lines,
-    workspaces,
+)
+from harness.strategies.schemas import (
+    JSON_TYPES,
+    input_schemas,
+    json_values,
+    tool_inputs,
+)
+from harness.strategies.tool_calls import (
+    COMMON_FILES,
+    echo_commands,
+    safe_overrides,
+    tool_calls,
+    workspace_paths,
 )
 
 __all__ = [

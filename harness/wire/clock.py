@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass, field
 
 # 2026-01-01T00:00:00Z: a fixed wall-clock origin, so HTTP-date headers are reproducible.
@@ -50,3 +52,19 @@ class VirtualClock:
     def advance(self, seconds: float) -> None:
         """Let time pass without a sleep (a slow server, a stall)."""
         self.now_seconds += max(0.0, float(seconds))
+
+
+class RealClock:
+    """Real time, with the methods of ``VirtualClock``: for sessions against a real server."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def wall(self) -> float:
+        return time.time()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(max(0.0, float(seconds)))
+
+    async def async_sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, float(seconds)))

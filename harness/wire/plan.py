@@ -12,6 +12,7 @@ from typing import Any, Literal
 from harness.wire import sse
 from harness.wire.api_errors import api_error, error_body
 from harness.wire.replies import Cut, Reply
+from harness.wire.sse_parse import final_message
 
 Ending = Literal["complete", "fin", "rst", "stall", "interrupt"]
 BAD_DATA_FRAME = b"event: content_block_delta\ndata: {not json\n\n"
@@ -56,7 +57,7 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
         return _error_plan(reply, headers)
     events = stream_events(reply, message_id=message_id, model=model)
     if not streaming:
-        body = json.dumps(sse.final_message(events)).encode()
+        body = json.dumps(final_message(events)).encode()
         headers |= {"content-type": "application/json"} | reply.headers
         plan = WirePlan(200, headers, [body], [0.0], events=events)
         return _apply_cut(plan, reply.cut, [(0, len(body))]) if reply.cut else plan

@@ -17,7 +17,11 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, settings
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase, MultiplexedDatabase
+from hypothesis.database import (
+    DirectoryBasedExampleDatabase,
+    ExampleDatabase,
+    MultiplexedDatabase,
+)
 
 
 def shared_database(where: str | None) -> ExampleDatabase:

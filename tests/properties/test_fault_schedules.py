@@ -11,10 +11,10 @@ from hypothesis import example, given
 
 from harness.scenario.found import run_and_record
 from harness.scenario.invariants import failed
-from harness.wire.replies import Reply
+from harness.scenario.model import Interrupt, Scenario, Turn
 from harness.scenario.runner import run_scenario
-from harness.scenario.loader import Interrupt, Scenario, Turn
 from harness.strategies import scenarios
+from harness.wire.replies import Reply
 
 from .budget import examples
 from .history_checks import HISTORY_CHECKS

@@ -12,16 +12,24 @@ from typing import Any, Iterator
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from harness.agents.mini_agent import mini_agent_factory
-from harness.oracle.rules import check_history
-from harness.wire.clock import VirtualClock
+from harness.agents.mini_agent import mini_agent_factory, settings_for
+from harness.oracle import check_history
 from harness.scenario.found import save_counterexample
-from harness.wire.replies import Reply
+from harness.scenario.model import Scenario, Turn
 from harness.scenario.responder import Responder
-from harness.scenario.runner import settings_for
-from harness.scenario.loader import Scenario, Turn
-from harness.strategies import BIG_BUDGET, Interruption, Schedule, fault_schedules, interruption_points, replies, tool_calls, user_lines
 from harness.scenario.transport import ScenarioTransport, sync_client
+from harness.strategies import (
+    BIG_BUDGET,
+    Interruption,
+    Schedule,
+    fault_schedules,
+    interruption_points,
+    replies,
+    tool_calls,
+    user_lines,
+)
+from harness.wire.clock import VirtualClock
+from harness.wire.replies import Reply
 
 MAX_RETRIES = 2
 WORKSPACE = {"notes.txt": "alpha\nbeta\n", "src/app.py": "print('hi')\n"}

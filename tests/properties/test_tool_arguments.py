@@ -17,7 +17,12 @@ from harness.strategies import (
     safe_overrides,
     tool_inputs,
 )
-from mini_agent.tools import InputValidationError, ToolOutcome, ToolRegistry, default_tools
+from mini_agent.tools import (
+    InputValidationError,
+    ToolOutcome,
+    ToolRegistry,
+    default_tools,
+)
 from mini_agent.tools.validate import validate
 
 from .budget import examples

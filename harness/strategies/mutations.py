@@ -1,11 +1,9 @@
-"""Strategies for tool arguments: valid ones, near misses the validator must reject,
-and harmless tool calls a generated model may make."""
+"""Near misses: a valid argument object with one mutation that a validator must
+reject, and anything at all."""
 
 from __future__ import annotations
 
 import functools
-import json
-import shlex
 from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import event
@@ -13,9 +11,9 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import SearchStrategy
 
-from mini_agent.tools import Tool, default_tools
+from harness.strategies.schema_check import json_equal
+from harness.strategies.schemas import FINITE, _type_names, json_values, tool_inputs
 
-JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 MUTATIONS = (
     "missing_required",
     "renamed_key",
@@ -27,113 +25,6 @@ MUTATIONS = (
     "enum_miss",
     "wrong_item",
 )
-
-# -- JSON values and schemas ------------------------------------------------------------
-
-_FINITE = st.floats(allow_nan=False, allow_infinity=False)
-
-
-@functools.cache
-def json_values(*, max_leaves: int = 8) -> SearchStrategy[Any]:
-    """Any JSON value: null, booleans, numbers, strings, and lists and objects of them."""
-    scalars = st.none() | st.booleans() | st.integers() | _FINITE | st.text(max_size=20)
-    return st.recursive(
-        scalars,
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-        max_leaves=max_leaves,
-    )
-
-
-@st.composite
-def input_schemas(draw: st.DrawFn, *, depth: int = 2) -> dict[str, Any]:
-    """Schemas in the subset mini_agent's validator reads, always with a ``type``."""
-    kinds = draw(st.sampled_from(JSON_TYPES) | st.lists(st.sampled_from(JSON_TYPES), min_size=1, max_size=3, unique=True))
-    schema: dict[str, Any] = {"type": kinds}
-    names = [kinds] if isinstance(kinds, str) else kinds
-    if "object" in names and depth > 0 and draw(st.booleans()):
-        properties = draw(st.dictionaries(st.text(min_size=1, max_size=8), input_schemas(depth=depth - 1), max_size=3))
-        schema["properties"] = properties
-        if properties:
-            schema["required"] = draw(st.lists(st.sampled_from(sorted(properties)), unique=True))
-        extra = draw(st.sampled_from(["absent", False, True, "schema"]))
-        if extra == "schema":
-            schema["additionalProperties"] = draw(input_schemas(depth=0))
-        elif extra != "absent":
-            schema["additionalProperties"] = extra
-    if "array" in names and depth > 0 and draw(st.booleans()):
-        schema["items"] = draw(input_schemas(depth=depth - 1))
-    if draw(st.integers(0, 4)) == 0:
-        schema["enum"] = draw(st.lists(tool_inputs(schema), min_size=1, max_size=3))
-    return schema
-
-
-# -- valid tool arguments ----------------------------------------------------------------
-
-
-def tool_inputs(schema: Mapping[str, Any], *, overrides: Mapping[str, SearchStrategy[Any]] | None = None) -> SearchStrategy[Any]:
-    """Arguments that ``schema`` accepts. ``overrides`` draws the value of a property by
-    name, at any depth (``{"command": echo_commands()}``); the caller keeps it valid."""
-    return _valid(schema, dict(overrides or {}))
-
-
-def _valid(schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> SearchStrategy[Any]:
-    if "enum" in schema:
-        typed = {k: v for k, v in schema.items() if k != "enum"}
-        options = [o for o in schema["enum"] if _accepts(typed, o)]
-        if not options:
-            raise InvalidArgument(f"no value of {dict(schema)!r} is valid: its enum does not fit its type")
-        return st.sampled_from(options)
-    return st.one_of([_of_type(name, schema, overrides) for name in _type_names(schema)])
-
-
-def _type_names(schema: Mapping[str, Any]) -> list[str]:
-    kinds = schema.get("type")
-    if kinds is None:
-        return list(JSON_TYPES)
-    return [kinds] if isinstance(kinds, str) else list(kinds)
-
-
-def _of_type(name: str, schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> SearchStrategy[Any]:
-    if name == "null":
-        return st.none()
-    if name == "boolean":
-        return st.booleans()
-    if name == "integer":  # 3.0 is an integer too
-        return st.integers() | st.integers(-(2**53), 2**53).map(float)
-    if name == "number":
-        return st.integers() | _FINITE
-    if name == "string":
-        return st.text()
-    if name == "array":
-        items = _valid(schema["items"], overrides) if "items" in schema else json_values(max_leaves=4)
-        return st.lists(items, max_size=4)
-    if name == "object":
-        return _objects(schema, overrides)
-    raise InvalidArgument(f"unknown type {name!r}; the subset knows {', '.join(JSON_TYPES)}")
-
-
-@st.composite
-def _objects(draw: st.DrawFn, schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> dict[str, Any]:
-    properties: Mapping[str, Any] = schema.get("properties", {})
-    required = set(schema.get("required", []))
-    extra = schema.get("additionalProperties", True)
-    value: dict[str, Any] = {}
-    for key, sub in properties.items():
-        if key in required or draw(st.booleans()):
-            value[key] = draw(overrides[key] if key in overrides else _valid(sub, overrides))
-    for key in sorted(required - properties.keys()):
-        if extra is False:
-            raise InvalidArgument(f"{key!r} is required but not a property, and additionalProperties is false")
-        value[key] = draw(_valid(extra, overrides) if isinstance(extra, dict) else json_values(max_leaves=4))
-    if extra is not False and draw(st.integers(0, 3)) == 0:
-        keys = st.text(max_size=10).filter(lambda k: k not in properties)
-        values = _valid(extra, overrides) if isinstance(extra, dict) else json_values(max_leaves=4)
-        value.update(draw(st.dictionaries(keys, values, max_size=2)))
-    return value
-
-
-# -- near misses -----------------------------------------------------------------------
-
 
 @st.composite
 def invalid_tool_inputs(
@@ -194,25 +85,6 @@ def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     return [_replaced(item, rest, new) if i == head else item for i, item in enumerate(value)]
 
 
-def _accepts(schema: Mapping[str, Any], value: Any) -> bool:
-    from mini_agent.tools.validate import validate
-
-    return not validate(dict(schema), value)
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    """Equality as JSON sees it, all the way down: ``true`` is not ``1``, ``1`` is ``1.0``."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
-
-
 def _bool_twin(value: Any) -> Any:
     """``value`` with every 0 and 1 inside it as false and true, and back: equal in
     Python, different in JSON."""
@@ -269,9 +141,9 @@ def _values_not_of_cached(allowed: frozenset[str], strings: bool) -> SearchStrat
     if "boolean" not in allowed:
         options.append(st.booleans())
     if not allowed & {"integer", "number"}:
-        options += [st.integers(), _FINITE]
+        options += [st.integers(), FINITE]
     elif "number" not in allowed:
-        options.append(_FINITE.filter(lambda f: not f.is_integer()))
+        options.append(FINITE.filter(lambda f: not f.is_integer()))
     if "array" not in allowed:
         options.append(st.lists(json_values(max_leaves=3), max_size=3))
     if "object" not in allowed:
@@ -344,9 +216,9 @@ def _enum_miss(sub: Mapping[str, Any], part: Any) -> SearchStrategy[Any]:
     options = sub["enum"]
     near = [f"{o} " for o in options if isinstance(o, str)] + [o.upper() for o in options if isinstance(o, str)]
     near += [not o for o in options if isinstance(o, bool)] + [o + 1 for o in options if isinstance(o, int) and not isinstance(o, bool)]
-    near += [twin for o in options if not _json_equal(twin := _bool_twin(o), o)]
+    near += [twin for o in options if not json_equal(twin := _bool_twin(o), o)]
     candidates = (st.sampled_from(near) if near else st.nothing()) | json_values(max_leaves=3)
-    return candidates.filter(lambda v: not any(_json_equal(v, o) for o in options))
+    return candidates.filter(lambda v: not any(json_equal(v, o) for o in options))
 
 
 def _wrong_item(sub: Mapping[str, Any], part: list[Any]) -> SearchStrategy[list[Any]]:
@@ -412,73 +284,3 @@ def any_tool_inputs(
     return value
 
 
-# -- harmless tool calls -----------------------------------------------------------------
-
-_SEGMENT = st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(
-    lambda s: s not in (".", "..")
-)
-COMMON_FILES = ("notes.txt", "src/app.py", "README.md")
-
-
-@functools.cache
-@functools.cache
-def workspace_paths() -> SearchStrategy[str]:
-    """Relative paths that stay inside the working directory (no ``..``, ``~`` or ``/`` start)."""
-    made = st.lists(_SEGMENT, min_size=1, max_size=2).map("/".join).filter(lambda p: not p.startswith("~"))
-    return st.sampled_from(COMMON_FILES) | made
-
-
-@functools.cache
-def echo_commands() -> SearchStrategy[str]:
-    """``echo 'any text'``: the only command generated scenarios give to Bash."""
-    text = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=20)
-    return text.map(lambda s: f"echo {shlex.quote(s)}")
-
-
-def safe_overrides() -> dict[str, SearchStrategy[Any]]:
-    """Where mini_agent's tools take a path or a command: values that cannot do harm."""
-    return {"file_path": workspace_paths(), "command": echo_commands()}
-
-
-def tool_calls(*, tools: Sequence[Tool] | None = None) -> SearchStrategy[dict[str, Any]]:
-    """``tool_use`` specs (``{"name", "input"}``): harmless valid input, a near miss, or
-    input that is not an object; now and then a tool that does not exist."""
-    if tools is None:
-        return _default_tool_calls()
-    return _tool_calls(list(tools))
-
-
-@functools.cache
-def _default_tool_calls() -> SearchStrategy[dict[str, Any]]:
-    return _tool_calls(default_tools())
-
-
-def _call(name: str, value: Any) -> dict[str, Any]:
-    """A tool_use spec. Input that is not an object goes as one raw JSON piece: streamed in
-    the usual 10-character pieces, a string's first piece would not parse and the SDK
-    would raise (the API itself only ever streams objects)."""
-    if isinstance(value, dict):
-        return {"name": name, "input": value}
-    return {"name": name, "json": json.dumps(value, ensure_ascii=False)}
-
-
-def _tool_calls(tools: list[Tool]) -> SearchStrategy[dict[str, Any]]:
-    overrides = safe_overrides()
-    known = [
-        st.builds(
-            _call,
-            st.just(tool.name),
-            st.one_of(
-                tool_inputs(tool.input_schema, overrides=overrides),
-                invalid_tool_inputs(tool.input_schema, overrides=overrides),
-            ),
-        )
-        for tool in tools
-    ]
-    names = {tool.name for tool in tools}
-    unknown = st.builds(
-        lambda name, value: {"name": name, "input": value},
-        st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,15}", fullmatch=True).filter(lambda n: n not in names),
-        st.dictionaries(st.text(max_size=6), json_values(max_leaves=2), max_size=2),
-    )
-    return st.one_of(*known, unknown) if known else unknown

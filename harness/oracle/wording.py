@@ -1,0 +1,61 @@
+"""The API's own words for the rules it enforces, and the violation they make up.
+
+Every text here is the live API's, as its 400 bodies give it; a path names the place
+(``messages.3.content.0``) the way the API does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ROLE = "Input should be 'user' or 'assistant'"
+NOT_AN_OBJECT = "Input should be a valid dictionary"
+NOT_A_LIST = "Input should be a valid list"
+FIELD_REQUIRED = "Field required"
+NO_MESSAGES = "at least one message is required"
+EMPTY_MESSAGE = "all messages must have non-empty content except for the optional final assistant message"
+EMPTY_TEXT = "text content blocks must be non-empty"
+WHITESPACE_TEXT = "text content blocks must contain non-whitespace text"
+TRAILING_WHITESPACE = "final assistant content cannot end with trailing whitespace"
+TOOL_USE_ID_PATTERN = "String should match pattern '^[a-zA-Z0-9_-]+$'"
+TOOL_USE_IDS_UNIQUE = "`tool_use` ids must be unique"
+NAME_TOO_SHORT = "String should have at least 1 character"
+NAME_TOO_LONG = "String should have at most {limit} characters"
+TOOL_RESULT_IN_ASSISTANT = "`tool_result` blocks can only be in `user` messages"
+MISSING_RESULTS = (
+    "`tool_use` ids were found without `tool_result` blocks immediately after: {ids}. "
+    "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+)
+RESULTS_NOT_FIRST = (
+    "Did not find {count} `tool_result` block(s) at the beginning of this message. "
+    "Messages following `tool_use` blocks must begin with a matching number of "
+    "`tool_result` blocks."
+)
+UNEXPECTED_RESULT = (
+    "unexpected `tool_use_id` found in `tool_result` blocks: {id}. "
+    "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+)
+THINKING_FIRST = (
+    "If an assistant message contains any thinking blocks, the first block must be "
+    "`thinking` or `redacted_thinking`. Found `{found}`."
+)
+THINKING_LAST = "The final block in an assistant message cannot be `thinking`."
+THINKING_DISABLED = (
+    "When thinking is disabled, an `assistant` message in the final position cannot contain "
+    "`thinking`. To use thinking blocks, enable `thinking` in your request."
+)
+TOOL_NAME_PATTERN = "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"
+TOOL_NAMES_UNIQUE = "Tool names must be unique."
+CACHE_CONTROL_LIMIT = "A maximum of {limit} blocks with cache_control may be provided. Found {found}."
+INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule, with the API's path (``messages.3.content.0``) and wording."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message

@@ -1,0 +1,60 @@
+"""What a scenario run produced: a record per turn and the outcome of the whole run.
+
+The runner fills these in; the invariants, the expectations and the timeline read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.scenario.model import Scenario
+from harness.scenario.responder import RecordedRequest
+
+
+@dataclass
+class TurnRecord:
+    """What one turn did: its events with their virtual times, its requests, how it ended."""
+
+    number: int
+    user: str
+    label: str
+    events: list[tuple[float, int, Any]] = field(default_factory=list)
+    requests: list[RecordedRequest] = field(default_factory=list)
+    unused_replies: int = 0
+    raised: str | None = None
+    interrupted: bool = False
+    closed: bool = False  # the runner closed the turn's generator: no TurnEnd can follow
+    command: bool = False  # a REPL command (/status): answered without a turn
+    first_mark: int = 0
+    last_mark: int = 0
+
+    @property
+    def end(self) -> str | None:
+        """The reason of the turn's TurnEnd event, if it sent one."""
+        ends = [e.reason for _, _, e in self.events if type(e).__name__ == "TurnEnd"]
+        return ends[-1] if ends else None
+
+    def of_type(self, name: str) -> list[Any]:
+        """The events of one type, by class name (adapters may bring their own classes)."""
+        return [e for _, _, e in self.events if type(e).__name__ == name]
+
+
+@dataclass
+class Outcome:
+    """Everything a scenario run produced."""
+
+    scenario: Scenario
+    turns: list[TurnRecord]
+    requests: list[RecordedRequest]
+    sleeps: list[tuple[float, int, float]]
+    history: list[dict[str, Any]] | None
+    files: dict[str, str | None]
+    transcript: str
+    max_retries: int
+    virtual_seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems

@@ -1,0 +1,68 @@
+"""Scenario files as pytest items: one item per file, named after the scenario; a failure
+prints the timeline, a broken file its ``path:line:col`` problems, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from harness.scenario.loader import load_scenario
+from harness.scenario.model import ScenarioError
+from harness.scenario.runner import run_scenario
+from harness.scenario.timeline import format_timeline
+
+
+class ScenarioFile(pytest.File):
+    """One scenario file: one test item, named after the scenario."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        try:
+            scenario = load_scenario(self.path)
+        except ScenarioError as error:
+            yield BrokenScenarioItem.from_parent(self, name=self.path.stem, problems=error.problems)
+            return
+        yield ScenarioItem.from_parent(self, name=scenario.name, scenario=scenario)
+
+
+class ScenarioFailed(Exception):
+    """A scenario whose invariants or expectations did not hold."""
+
+
+class ScenarioItem(pytest.Item):
+    """Runs one scenario against mini_agent; a failure prints the timeline."""
+
+    def __init__(self, *, scenario: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario = scenario
+
+    def runtest(self) -> None:
+        outcome = run_scenario(self.scenario)
+        if outcome.problems:
+            raise ScenarioFailed(format_timeline(outcome))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ScenarioFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"scenario: {self.name}"
+
+
+class BrokenScenarioItem(pytest.Item):
+    """A scenario file with mistakes: fails with ``path:line:col`` lines, no traceback."""
+
+    def __init__(self, *, problems: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problems = problems
+
+    def runtest(self) -> None:
+        raise ScenarioFailed("\n".join(self.problems))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"scenario file: {self.path.name}"

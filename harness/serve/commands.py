@@ -1,0 +1,52 @@
+"""``harness serve``: a scenario on a loopback socket until Ctrl+C, then (``--check``) the
+wire-level checks of what the clients sent."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+from harness.scenario.commands import live
+from harness.scenario.loader import load_scenario
+from harness.serve.report import build_server, check_served
+from harness.serve.server import FaultServer, ServerError
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    scenario = load_scenario(args.scenario)
+    log = live(lambda line: sys.stdout.write(line + "\n"))
+    server = build_server(
+        scenario, host=args.host, port=args.port, time_scale=args.time_scale,
+        sessions=args.sessions, log=log, log_path=args.log,
+    )
+    try:
+        server.start()
+    except ServerError as error:
+        print(f"harness: {error}", file=sys.stderr)
+        return 2
+    print(f"serving {scenario.name} on {server.url} · ANTHROPIC_BASE_URL={server.url} · Ctrl+C to stop", flush=True)
+    serve_forever(server)
+    if not args.check:
+        return 0
+    problems = check_served(scenario, server)
+    for problem in problems:
+        print(f"✗ {problem}")
+    print(f"{len(server.entries)} request(s); {'all checks hold' if not problems else f'{len(problems)} problem(s)'}")
+    return 1 if problems else 0
+
+
+def serve_forever(server: FaultServer) -> None:
+    """Serve until SIGINT or SIGTERM, then close cleanly. Call it from the main thread."""
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        server.start()
+        while not stop.wait(0.5):
+            pass
+        server.close()  # a second Ctrl+C during the close changes nothing: the handlers are still ours
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        server.close()

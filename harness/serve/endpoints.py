@@ -1,0 +1,73 @@
+"""The small endpoints the fault server answers beside ``/v1/messages``: token counting
+and the model list, as the API shapes them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+from urllib.parse import unquote
+
+from harness.oracle import check_request
+from harness.oracle.betas import request_betas
+from harness.scenario.responder import error_body_with_id
+from harness.serve.log import LogEntry
+from harness.wire.api_errors import error_body
+from harness.wire.http11 import Request
+from harness.wire.plan import WirePlan, json_plan
+
+MODELS = (
+    ("claude-opus-5-5", "Claude Opus 5.5", "2026-09-01T00:00:00Z"),
+    ("claude-sonnet-5-5", "Claude Sonnet 5.5", "2026-09-01T00:00:00Z"),
+    ("claude-haiku-5-5", "Claude Haiku 5.5", "2026-09-01T00:00:00Z"),
+)
+
+
+def count_tokens(request: Request, entry: LogEntry, request_id: str) -> WirePlan:
+    """``POST /v1/messages/count_tokens``: the oracle's verdict, then a rough count."""
+    body = json_or_none(request.body)
+    if not isinstance(body, dict):
+        entry.status, entry.answer, entry.checked = 400, "not a JSON object", False
+        problem = error_body("invalid_request_error", "Body must be a JSON object.", request_id)
+        return json_plan(400, problem, request_id)
+    violations = check_request(body, betas=request_betas(request.headers))
+    entry.violations = [str(v) for v in violations]
+    if violations:
+        entry.status, entry.answer = 400, "rejected by the oracle"
+        return json_plan(400, error_body_with_id(violations, request_id), request_id)
+    tokens = estimate_tokens(body)
+    entry.answer = f"count_tokens {tokens}"
+    return json_plan(200, {"input_tokens": tokens}, request_id)
+
+
+def models(request: Request, entry: LogEntry, request_id: str) -> WirePlan:
+    """``GET /v1/models`` and ``GET /v1/models/ID``: a small static list."""
+    listed = [_model_info(*m) for m in MODELS]
+    wanted = unquote(request.path.removeprefix("/v1/models").lstrip("/"))
+    if not wanted:
+        entry.answer = f"{len(listed)} models"
+        page = {"data": listed, "has_more": False, "first_id": listed[0]["id"], "last_id": listed[-1]["id"]}
+        return json_plan(200, page, request_id)
+    found = next((m for m in listed if m["id"] == wanted), None)
+    if found is None:
+        entry.status, entry.answer = 404, f"no model {wanted}"
+        return json_plan(404, error_body("not_found_error", f"model: {wanted}", request_id), request_id)
+    entry.answer = f"model {wanted}"
+    return json_plan(200, found, request_id)
+
+
+def estimate_tokens(body: Mapping[str, Any]) -> int:
+    """A rough input-token count: about four characters of JSON per token."""
+    text = json.dumps([body.get(k) for k in ("system", "messages", "tools")], ensure_ascii=False)
+    return max(1, len(text) // 4)
+
+
+def json_or_none(content: bytes) -> Any:
+    """A request body as JSON, or None when it is not JSON."""
+    try:
+        return json.loads(content) if content else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _model_info(model_id: str, name: str, created: str) -> dict[str, Any]:
+    return {"type": "model", "id": model_id, "display_name": name, "created_at": created, "lifecycle": "active"}

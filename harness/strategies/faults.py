@@ -1,0 +1,175 @@
+"""Strategies for one failed attempt (an HTTP error, a broken connection or stream),
+and what each failure must do to a retry loop."""
+
+from __future__ import annotations
+
+import email.utils
+import functools
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
+
+from hypothesis import event
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+from hypothesis.strategies import SearchStrategy
+
+from harness.oracle.retry import (
+    error_type_is_transient,
+    requested_wait,
+    status_is_retryable,
+)
+from harness.strategies.replies import event_count
+from harness.wire.api_errors import API_ERRORS, STREAM_ERROR_TYPES, api_error
+from harness.wire.clock import EPOCH_ORIGIN
+from harness.wire.plan import stream_events
+from harness.wire.replies import CONNECTION_FAULTS, Cut, ErrorEvent, Reply, Stall
+from harness.wire.sse import encode_events
+
+FAULT_KINDS = ("http", "connection", "cut", "error_event", "end_early", "bad_data", "bad_tool_json", "stall")
+GIVE_UP_RETRY_AFTER = "10000000"  # seconds: over any budget a generated scenario sets
+READ_TIMEOUT = 600.0
+"""The read timeout a generated scenario's agent runs with (the SDK's default)."""
+_HTML_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
+
+_RAISING_TOOL_JSON = (
+    (" ", '{"file_path": "README.md"}'),  # a whitespace-only first piece
+    ("", "nope"),
+    ("", '{"file_path" "README.md"}'),
+    ("", "{]"),
+    ("", "[1,,2]"),
+    ('{"command": "echo hi"', ", ,}"),
+    ("", "tru"),
+)
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What a fault does to the agent's retry loop, as the design says it must."""
+
+    retryable: bool
+    seconds: float = 0.0  # virtual time that passes before the failure shows (timeouts, stalls)
+    retry_after: float | None = None  # what the server asks for
+
+
+def fault_effect(reply: Reply, *, timeout: float = READ_TIMEOUT) -> Effect:
+    """Whether ``reply``'s failure must be retried, and the time it costs (DESIGN §3)."""
+    if reply.connection is not None:
+        slow = reply.connection in ("connect_timeout", "read_timeout")
+        return Effect(True, timeout if slow else 0.0)
+    if reply.error is not None:
+        retryable = status_is_retryable(api_error(reply.error).status, reply.headers)
+        return Effect(retryable, 0.0, requested_wait(reply.headers, received_at=EPOCH_ORIGIN))
+    if reply.error_event is not None:
+        return Effect(error_type_is_transient(reply.error_event.type))
+    if reply.stall is not None:
+        return Effect(True, reply.stall.seconds)
+    return Effect(True)
+
+
+@functools.cache
+def _retry_headers() -> SearchStrategy[dict[str, str]]:
+    seconds = st.integers(0, 10)
+    return st.one_of(
+        seconds.map(lambda s: {"retry-after": str(s)}),
+        st.sampled_from(["0.5", "1.5", "soon"]).map(lambda s: {"retry-after": s}),
+        st.integers(0, 10_000).map(lambda ms: {"retry-after-ms": str(ms)}),
+        seconds.map(lambda s: {"retry-after": email.utils.formatdate(EPOCH_ORIGIN + s, usegmt=True)}),
+    )
+
+
+@functools.cache
+def _error_names_or_statuses() -> SearchStrategy[str | int]:
+    return st.sampled_from(sorted(API_ERRORS)) | st.integers(400, 599)
+
+
+@functools.cache
+def _final_error_names() -> SearchStrategy[str]:
+    return st.sampled_from([n for n in sorted(API_ERRORS) if not fault_effect(Reply(error=n)).retryable])
+
+
+@st.composite
+def http_errors(draw: st.DrawFn, *, retryable: bool | None) -> Reply:
+    error: str | int = draw(_error_names_or_statuses())
+    headers: dict[str, str] = {}
+    if draw(st.booleans()):
+        headers |= draw(_retry_headers())
+    if retryable is False:
+        if draw(st.booleans()):
+            headers["x-should-retry"] = "false"
+        else:
+            error = draw(_final_error_names())
+            headers.pop("x-should-retry", None)
+            if draw(st.integers(0, 3)) == 0:
+                headers["retry-after"] = GIVE_UP_RETRY_AFTER  # a 4xx with retry-after is still final
+    elif draw(st.integers(0, 5)) == 0:
+        headers["x-should-retry"] = draw(st.sampled_from(["true", "false"]))
+    reply = Reply(error=error, headers=headers)
+    if draw(st.integers(0, 6)) == 0:
+        reply = replace(reply, body=_HTML_502)
+    elif draw(st.integers(0, 6)) == 0:
+        reply = replace(reply, message_text=draw(st.text(max_size=30)))
+    if retryable and not fault_effect(reply).retryable:
+        reply = replace(reply, headers={**reply.headers, "x-should-retry": "true"})
+    return reply
+
+
+@st.composite
+def faults(
+    draw: st.DrawFn,
+    *,
+    message: Mapping[str, Any] | None = None,
+    kinds: Sequence[str] = FAULT_KINDS,
+    retryable: bool | None = None,
+) -> Reply:
+    """One failed attempt at ``message`` (the answer the model was giving), from the whole
+    vocabulary: an HTTP error by name or status (retry-after, x-should-retry, an HTML
+    body), a connection fault, a FIN/RST cut after or inside an event, after n bytes or
+    inside a UTF-8 character, ``event: error``, a clean end before ``message_stop``, a
+    ``data:`` line that is not JSON, tool-input JSON the SDK cannot parse, a stall.
+    ``retryable`` keeps only faults the agent must retry (True) or must not (False)."""
+    message = dict(message or {"text": "Working on it."})
+    kinds = [k for k in kinds if retryable is not False or k in ("http", "error_event")]
+    if not kinds:
+        raise InvalidArgument("no fault kind left to draw from")
+    kind = draw(st.sampled_from(kinds))
+    event(f"fault: {kind}")
+    if kind == "http":
+        return draw(http_errors(retryable=retryable))
+    if kind == "connection":
+        return Reply(connection=draw(st.sampled_from(CONNECTION_FAULTS)))
+    if kind == "error_event":
+        types = [t for t in STREAM_ERROR_TYPES if retryable is None or error_type_is_transient(t) == retryable]
+        count = event_count(Reply(message=message))
+        return Reply(message=message, error_event=ErrorEvent(draw(st.integers(0, count)), draw(st.sampled_from(types))))
+    if kind == "bad_tool_json":
+        name = (message.get("tool_use") or [{"name": "Read"}])
+        name = name[0]["name"] if isinstance(name, list) else name["name"]
+        broken = {"name": name, "json": list(draw(st.sampled_from(_RAISING_TOOL_JSON)))}
+        return Reply(message={k: v for k, v in message.items() if k not in ("tool_use", "stop_reason")} | {"tool_use": broken})
+    reply = Reply(message=message)
+    count = event_count(reply)
+    if kind == "end_early":
+        return replace(reply, end_early=draw(st.integers(0, count - 1)))
+    if kind == "bad_data":
+        return replace(reply, bad_data=draw(st.integers(0, count)))
+    if kind == "stall":
+        return replace(reply, stall=Stall(draw(st.integers(0, count)), draw(st.sampled_from([0.5, 5.0, 30.0]))))
+    return replace(reply, cut=draw(_cuts(reply, count)))
+
+
+@st.composite
+def _cuts(draw: st.DrawFn, reply: Reply, count: int) -> Cut:
+    how = draw(st.sampled_from(["fin", "rst"]))
+    body = encode_events(stream_events(reply, message_id="msg_harness_000000", model="claude"))
+    where = draw(st.sampled_from(["after_event", "in_event", "after_bytes", "in_char"]))
+    if where == "in_char":
+        frames = stream_events(reply, message_id="msg_harness_000000", model="claude")
+        wide = [k for k, e in enumerate(frames, 1) if any(b >= 0xC0 for b in encode_events([e]))]
+        if wide:
+            return Cut(in_char=draw(st.integers(1, wide[-1])), how=how)
+        where = "after_bytes"
+    if where == "after_event":
+        return Cut(after_event=draw(st.integers(0, count)), how=how)
+    if where == "in_event":
+        return Cut(in_event=draw(st.integers(1, count)), how=how)
+    return Cut(after_bytes=draw(st.integers(0, len(body))), how=how)

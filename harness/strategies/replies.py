@@ -1,0 +1,102 @@
+"""Strategies for what the model answers: a complete reply, with text, thinking,
+tool calls and a stop reason."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import replace
+from typing import Any, Sequence
+
+import jiter
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+
+from harness.strategies.tool_calls import ToolLike, tool_calls
+from harness.wire.plan import stream_events
+from harness.wire.replies import Drip, Insert, Reply
+
+FINAL_STOPS = ("end_turn", "end_turn", "end_turn", "stop_sequence", "refusal", "max_tokens", "model_context_window_exceeded")
+CONTINUING_STOPS = ("tool_use", "tool_use", "tool_use", "pause_turn", "max_tokens")
+END_REASONS = {"model_context_window_exceeded": "context_window"}
+
+
+@functools.cache
+def model_texts() -> SearchStrategy[str]:
+    """What a model writes: words, odd unicode, blank text, trailing whitespace."""
+    words = st.lists(st.sampled_from(["Done.", "Reading", "the", "file", "é", "ß", "日本", "\U0001f600", "\n", " "]), max_size=8).map("".join)
+    return words | st.text(max_size=30)
+
+
+@st.composite
+def replies(
+    draw: st.DrawFn, *, tools: Sequence[ToolLike] | None = None, final: bool | None = None, max_tool_calls: int = 2
+) -> Reply:
+    """A complete answer. ``final=True``: it ends the turn (end_turn, stop_sequence,
+    refusal, max_tokens, context window); ``final=False``: the turn goes on (tool calls,
+    pause_turn, max_tokens inside a tool call). Sometimes thinking comes first, and
+    pings, unknown events or a slow drip are sprinkled on the wire."""
+    continuing = draw(st.booleans()) if final is None else not final
+    message: dict[str, Any] = {}
+    stop = draw(st.sampled_from(CONTINUING_STOPS if continuing else FINAL_STOPS))
+    # A pause_turn answer is sent back as the final message, where the API refuses thinking
+    # blocks unless the request turns thinking on, which the agents these scenarios drive do not.
+    if stop != "pause_turn" and draw(st.integers(0, 4)) == 0:
+        message["thinking"] = draw(st.text(max_size=20))
+    if continuing:
+        if draw(st.booleans()):
+            message["text"] = draw(model_texts())
+        if stop != "pause_turn":
+            message["tool_use"] = draw(st.lists(tool_calls(tools=tools), min_size=1, max_size=max_tool_calls))
+        if stop != "tool_use":
+            message["stop_reason"] = stop
+    else:
+        if stop in ("end_turn", "stop_sequence") or draw(st.booleans()):
+            message["text"] = draw(model_texts())
+        if stop != "end_turn" or "text" not in message:
+            message["stop_reason"] = stop
+        if stop == "stop_sequence":
+            message["stop_sequence"] = draw(st.sampled_from(["\n\nHuman:", "END", "###"]))
+        if stop in ("refusal", "end_turn") and draw(st.integers(0, 9)) == 0:  # a tool call that will never run
+            message["tool_use"] = draw(st.lists(tool_calls(tools=tools), min_size=1, max_size=1))
+            message["stop_reason"] = stop
+    if "tool_use" in message and draw(st.integers(0, 5)) == 0:
+        message["tool_use"][0] = _as_raw_json(message["tool_use"][0], draw(st.integers(0, 200)))
+    reply = Reply(message=message)
+    return _tolerated(draw, reply)
+
+
+def _as_raw_json(call: dict[str, Any], cut: int) -> dict[str, Any]:
+    """The call's input JSON cut short in a place jiter's partial mode still parses (the
+    keys that arrived whole reach the tool): a different fault from ``bad_tool_json``."""
+    raw = call["json"] if "json" in call else json.dumps(call["input"], ensure_ascii=False)
+    for end in range(min(cut, len(raw)), 0, -1):
+        if _partial_parses(raw[:end]):
+            return {"name": call["name"], "json": raw[:end]}
+    return call
+
+
+def _partial_parses(raw: str) -> bool:
+    try:
+        jiter.from_json(raw.encode(), partial_mode=True)
+    except ValueError:
+        return False
+    return True
+
+
+def _tolerated(draw: st.DrawFn, reply: Reply) -> Reply:
+    """Wire noise every client must tolerate: pings, an unknown event, a slow drip."""
+    events = event_count(reply)
+    noise = draw(st.integers(0, 7))
+    if noise == 1:
+        return replace(reply, pings=draw(st.integers(1, 3)))
+    if noise == 2 and events > 2:
+        unknown = {"type": "future_event", "detail": "added in a later API version"}
+        return replace(reply, insert=(Insert(draw(st.integers(1, events - 1)), unknown),))
+    if noise == 3:
+        return replace(reply, drip=Drip(draw(st.integers(7, 300)), draw(st.sampled_from([0.0, 0.001]))))
+    return reply
+
+
+def event_count(reply: Reply) -> int:
+    return len(stream_events(replace(reply, pings=0, insert=()), message_id="msg_harness_000000", model="claude"))

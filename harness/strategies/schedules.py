@@ -1,0 +1,199 @@
+"""Strategies for a whole turn: faults before each answer, where the user interrupts,
+and the outcome the rules foretell."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Sequence
+
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+
+from harness.scenario.model import Interrupt, Turn
+from harness.strategies.faults import (
+    GIVE_UP_RETRY_AFTER,
+    fault_effect,
+    faults,
+    http_errors,
+)
+from harness.strategies.replies import END_REASONS, event_count, replies
+from harness.strategies.tool_calls import ToolLike
+from harness.wire.replies import Reply
+
+MAX_RETRIES = 5
+"""The retry limit a schedule foretells for when it is given none."""
+
+@dataclass(frozen=True)
+class Interruption:
+    """Where the user interrupts a turn.
+
+    ``stream``: Ctrl+C while answer ``answer`` streams, after its event ``at``;
+    ``event``: at the turn's ``at``-th event; ``tool``: as the ``at``-th distinct tool of
+    the turn is called. ``close``: the generator is closed instead (``event``/``tool``).
+    """
+
+    where: Literal["stream", "event", "tool"]
+    at: int
+    answer: int = 0
+    close: bool = False
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A turn's replies, in order, with what must come of them: how many requests the
+    agent makes and how the turn ends (None where it cannot be foretold)."""
+
+    replies: tuple[Reply, ...]
+    requests: int | None
+    end: str | None
+    budget: float = 0.0  # the longest a request's retries may take, in virtual seconds
+    answers: tuple[int, ...] = ()  # positions of the complete answers in ``replies``
+    interrupt: Interrupt | None = None
+
+    def turn(self, user: str) -> Turn:
+        """The Turn, with ``expect`` saying what the schedule foretells."""
+        expect: dict[str, Any] = {}
+        if self.requests is not None:
+            expect["requests"] = self.requests
+        if self.end is not None:
+            expect["end"] = self.end
+        return Turn(user, self.replies, self.interrupt, expect)
+
+    @property
+    def tools_run(self) -> list[str]:
+        """The tools an agent runs in this turn, each named once, in order."""
+        return list(dict.fromkeys(name for i in self.answers for name in _tools_run(self.replies[i])))
+
+    def interrupted(self, point: Interruption) -> Schedule:
+        """This schedule with the user interrupting at ``point``; unchanged if the point
+        does not exist here (a tool interrupt in a turn without tool calls)."""
+        if point.where == "event":
+            return replace(self, interrupt=Interrupt(at_event=point.at, close=point.close), requests=None, end=None)
+        if not self.answers:
+            return self
+        if point.where == "stream":
+            at = self.answers[point.answer % len(self.answers)]
+            hit = replace(self.replies[at], interrupt=min(point.at, event_count(self.replies[at])))
+            return replace(self, replies=(*self.replies[:at], hit), requests=at + 1, end="interrupted",
+                           answers=tuple(a for a in self.answers if a <= at))
+        calls = [(i, name) for i in self.answers for name in _tools_run(self.replies[i])]
+        names = self.tools_run
+        if not names:
+            return self
+        name = names[point.at % len(names)]
+        at = next(i for i, n in calls if n == name)
+        return replace(
+            self,
+            replies=self.replies[: at + 1],
+            requests=at + 1,
+            end=None if point.close else "interrupted",
+            answers=tuple(a for a in self.answers if a <= at),
+            interrupt=Interrupt(tool=name, close=point.close),
+        )
+
+
+def _tools_run(reply: Reply) -> list[str]:
+    """Names of the tools an agent runs for this answer, in order."""
+    message = reply.message or {}
+    calls = message.get("tool_use") or []
+    calls = calls if isinstance(calls, list) else [calls]
+    stop = message.get("stop_reason", "tool_use" if calls else "end_turn")
+    return [c["name"] for c in calls] if stop == "tool_use" else []
+
+
+def turn_end(reply: Reply) -> str | None:
+    """How the turn ends after this complete answer; None when it goes on."""
+    message = reply.message or {}
+    calls = message.get("tool_use")
+    stop = message.get("stop_reason", "tool_use" if calls else "end_turn")
+    if stop == "pause_turn" or (stop in ("tool_use", "max_tokens") and calls):
+        return None
+    return END_REASONS.get(stop, stop)
+
+
+@st.composite
+def fault_schedules(
+    draw: st.DrawFn,
+    *,
+    tools: Sequence[ToolLike] | None = None,
+    max_retries: int = MAX_RETRIES,
+    max_replies: int = 4,
+    max_answers: int = 2,
+    exceed: bool | None = None,
+) -> Schedule:
+    """A turn of 1-``max_answers`` requests that end with an answer that finishes the
+    turn, each preceded by faults, at most ``max_replies`` replies in all. With
+    ``exceed=False`` every fault is retryable and each request fails at most
+    ``max_retries`` times, so the turn must finish; with ``exceed=True`` (or at random)
+    a non-retryable fault, one retry too many or a retry-after over the budget ends it
+    early. The Schedule predicts the requests and the end."""
+    exceed = draw(st.integers(0, 3)) == 0 if exceed is None else exceed
+    rounds = draw(st.integers(1, max(1, min(max_answers, max_replies))))
+    answers = [draw(replies(tools=tools, final=False)) for _ in range(rounds - 1)]
+    answers.append(draw(replies(tools=tools, final=True)))
+    slots: list[list[Reply]] = [[] for _ in answers]
+    if exceed:
+        target = draw(st.integers(0, rounds - 1))
+        how = draw(st.sampled_from(["fatal", "too_many", "give_up"]))
+        need = 1 if how != "too_many" else max_retries + 1
+        retryable = [draw(faults(message=answers[target].message, retryable=True)) for _ in range(max(0, need - 1))]
+        if how == "fatal":
+            last = draw(faults(message=answers[target].message, retryable=False))
+        elif how == "give_up":
+            last = replace(draw(http_errors(retryable=True)), headers={"retry-after": GIVE_UP_RETRY_AFTER})
+            if not fault_effect(last).retryable:
+                last = replace(last, error="overloaded")
+        else:
+            last = draw(faults(message=answers[target].message, retryable=True))
+        slots[target] = [*retryable, last]
+    for index, answer in enumerate(answers):
+        room = max(0, max_replies - rounds - sum(len(s) for s in slots))
+        limit = min(room, max_retries - len(slots[index])) if not exceed else room
+        if limit > 0 and not slots[index]:
+            slots[index] = draw(st.lists(faults(message=answer.message, retryable=None if exceed else True), max_size=limit))
+    return _predict(slots, answers, max_retries)
+
+
+def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -> Schedule:
+    """Walk the replies as any agent must (DESIGN §3): retry what is retryable within
+    ``max_retries`` and the time budget, stop at anything else."""
+    served: list[Reply] = []
+    positions: list[int] = []
+    budget = 0.0
+    for faults_before, answer in zip(slots, answers):
+        attempt, elapsed = 0, 0.0
+        for fault in faults_before:
+            served.append(fault)
+            effect = fault_effect(fault)
+            attempt += 1
+            elapsed += effect.seconds
+            delay = effect.retry_after if effect.retry_after is not None else min(30.0, 2.0 ** (attempt - 1))
+            gives_up = fault.headers.get("retry-after") == GIVE_UP_RETRY_AFTER
+            if not effect.retryable or attempt > max_retries or gives_up:
+                return Schedule(tuple(served), len(served), "error", budget, tuple(positions))
+            elapsed += delay
+            budget = max(budget, elapsed)
+        positions.append(len(served))
+        served.append(answer)
+        end = turn_end(answer)
+        if end is not None:
+            return Schedule(tuple(served), len(served), end, budget, tuple(positions))
+    raise AssertionError("the last answer of a schedule must end the turn")
+
+
+INTERRUPTION_KINDS = ("stream", "event", "tool")
+
+
+@functools.cache
+def interruption_points(*, kinds: tuple[str, ...] = INTERRUPTION_KINDS, max_event: int = 30) -> SearchStrategy[Interruption]:
+    """Ctrl+C (or a closed generator) at any event of a turn, Ctrl+C at any event of
+    an answer's stream (a byte boundary inside an event looks the same to the SDK, which
+    only sees whole events), or as any tool of the turn is called."""
+    at = st.integers(0, max_event)
+    made = {
+        "stream": st.builds(Interruption, st.just("stream"), at, st.integers(0, 3)),
+        "event": st.builds(Interruption, st.just("event"), st.integers(1, max_event), st.just(0), st.booleans()),
+        "tool": st.builds(Interruption, st.just("tool"), st.integers(0, 3), st.just(0), st.booleans()),
+    }
+    return st.one_of([made[kind] for kind in kinds])

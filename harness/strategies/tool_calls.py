@@ -1,0 +1,93 @@
+"""Harmless tool calls a generated model may make: paths that stay in the workspace,
+commands that only echo, and calls to the standard tools (or to no tool at all)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shlex
+from typing import Any, Protocol, Sequence
+
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+
+from harness.scenario.tools import STANDARD_TOOLS
+from harness.strategies.mutations import invalid_tool_inputs
+from harness.strategies.schemas import json_values, tool_inputs
+
+
+class ToolLike(Protocol):
+    """Anything with a tool's name and input schema (a ``ToolSpec``, an agent's tool)."""
+
+    name: str
+    input_schema: dict[str, Any]
+
+
+_SEGMENT = st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(
+    lambda s: s not in (".", "..")
+)
+COMMON_FILES = ("notes.txt", "src/app.py", "README.md")
+
+
+@functools.cache
+@functools.cache
+def workspace_paths() -> SearchStrategy[str]:
+    """Relative paths that stay inside the working directory (no ``..``, ``~`` or ``/`` start)."""
+    made = st.lists(_SEGMENT, min_size=1, max_size=2).map("/".join).filter(lambda p: not p.startswith("~"))
+    return st.sampled_from(COMMON_FILES) | made
+
+
+@functools.cache
+def echo_commands() -> SearchStrategy[str]:
+    """``echo 'any text'``: the only command generated scenarios give to Bash."""
+    text = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=20)
+    return text.map(lambda s: f"echo {shlex.quote(s)}")
+
+
+def safe_overrides() -> dict[str, SearchStrategy[Any]]:
+    """Where the standard tools take a path or a command: values that cannot do harm."""
+    return {"file_path": workspace_paths(), "command": echo_commands()}
+
+
+def tool_calls(*, tools: Sequence[ToolLike] | None = None) -> SearchStrategy[dict[str, Any]]:
+    """``tool_use`` specs (``{"name", "input"}``): harmless valid input, a near miss, or
+    input that is not an object; now and then a tool that does not exist."""
+    if tools is None:
+        return _default_tool_calls()
+    return _tool_calls(list(tools))
+
+
+@functools.cache
+def _default_tool_calls() -> SearchStrategy[dict[str, Any]]:
+    return _tool_calls(list(STANDARD_TOOLS))
+
+
+def _call(name: str, value: Any) -> dict[str, Any]:
+    """A tool_use spec. Input that is not an object goes as one raw JSON piece: streamed in
+    the usual 10-character pieces, a string's first piece would not parse and the SDK
+    would raise (the API itself only ever streams objects)."""
+    if isinstance(value, dict):
+        return {"name": name, "input": value}
+    return {"name": name, "json": json.dumps(value, ensure_ascii=False)}
+
+
+def _tool_calls(tools: list[ToolLike]) -> SearchStrategy[dict[str, Any]]:
+    overrides = safe_overrides()
+    known = [
+        st.builds(
+            _call,
+            st.just(tool.name),
+            st.one_of(
+                tool_inputs(tool.input_schema, overrides=overrides),
+                invalid_tool_inputs(tool.input_schema, overrides=overrides),
+            ),
+        )
+        for tool in tools
+    ]
+    names = {tool.name for tool in tools}
+    unknown = st.builds(
+        lambda name, value: {"name": name, "input": value},
+        st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,15}", fullmatch=True).filter(lambda n: n not in names),
+        st.dictionaries(st.text(max_size=6), json_values(max_leaves=2), max_size=2),
+    )
+    return st.one_of(*known, unknown) if known else unknown
