@@ -17,7 +17,6 @@ import pytest
 from harness.agents.mini_agent import settings_from_cassette
 from harness.cassette import index as cassette_index
 from harness.cassette.diff import ReplayMismatch, body_diff
-from harness.cassette.file import load_cassette
 from harness.cassette.index import AsyncCassetteTransport, CassetteTransport
 from harness.cassette.network import NetworkBlocked, block_network
 from harness.cassette.record import record_over_loopback
@@ -26,6 +25,7 @@ from harness.cassette.scan import scan_paths
 from harness.cli import main
 from harness.scenario.loader import load_scenario
 from harness.scenario.runner import run_scenario
+from harness.wire.cassette_file import load_cassette
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "cassettes" / "sources").glob("*.yaml"))

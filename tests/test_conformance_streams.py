@@ -1,5 +1,5 @@
 """Real recorded streams (vcrpy cassettes from another project, in ../shared/conformance):
-harness.cassette.file reads them whatever their storage, harness.wire.sse decodes them, and
+harness.wire.cassette_file reads them whatever their storage, harness.wire.sse decodes them, and
 re-encoding loses nothing the SDK sees."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 import yaml
 from conformance_paths import CONFORMANCE
 
-from harness.cassette.file import CassetteError, load_cassette, response_body_bytes
+from harness.wire.cassette_file import CassetteError, load_cassette, response_body_bytes
 from harness.wire.sse import encode_event, encode_events
 from harness.wire.sse_parse import decode_events, final_message, parse_frames
 

@@ -8,7 +8,8 @@ from typing import Any
 from harness.oracle import check_history
 from harness.wire.replies import Reply
 from mini_agent.events import MessageDone, Notice, ToolCall, TurnEnd
-from mini_agent.loop import INTERRUPTED_RESULT, Agent
+from mini_agent.history import INTERRUPTED_RESULT
+from mini_agent.loop import Agent
 from mini_agent.tools import Read, Write
 
 DONE = Reply(message={"text": "Done."})

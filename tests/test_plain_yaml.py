@@ -1,4 +1,4 @@
-"""harness.cassette.plain_yaml gives what ``yaml.load`` with the safe loader gives, on every kind of
+"""harness.wire.plain_yaml gives what ``yaml.load`` with the safe loader gives, on every kind of
 document: cassettes and scenarios of this repository, generated data, and the YAML the
 shortcut leaves to PyYAML (aliases, merge keys, tagged collections, unhashable keys)."""
 
@@ -12,7 +12,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.cassette import plain_yaml
+from harness.wire import plain_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted((ROOT / "cassettes").rglob("*.yaml")) + sorted((ROOT / "scenarios").rglob("*.yaml"))

@@ -13,7 +13,6 @@ from typing import Iterator
 import pytest
 import yaml
 
-from harness.cassette.file import load_cassette
 from harness.cassette.record import (
     CassetteExists,
     RecordingFailed,
@@ -28,6 +27,7 @@ from harness.cassette.scrub import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS
 from harness.cli import main
 from harness.scenario.responder import Responder
 from harness.serve.server import FaultServer
+from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
 from mini_agent.events import Notice, TurnEnd

@@ -46,9 +46,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         settings_from_environment,
     )
     from harness.cassette.diff import ReplayMismatch
-    from harness.cassette.file import CassetteError, load_cassette
     from harness.cassette.network import NetworkBlocked
     from harness.cassette.replay import replay_session, request_bodies
+    from harness.wire.cassette_file import CassetteError, load_cassette
 
     try:
         base, _ = settings_from_environment()  # what the recording ran with, as far as requests do not show it

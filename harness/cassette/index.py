@@ -24,9 +24,9 @@ from urllib.parse import urlsplit
 import httpx2
 
 from harness.cassette.diff import ReplayMismatch, body_diff, mismatch_response
-from harness.cassette.file import load_cassette, response_body_bytes
 from harness.cassette.scrub import scrub_body
 from harness.wire import json_body
+from harness.wire.cassette_file import load_cassette, response_body_bytes
 
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
 

@@ -33,10 +33,10 @@ from typing import Any, Callable, Iterable, Sequence
 import anthropic
 
 from harness.agents.base import AgentFactory
-from harness.cassette.file import load_cassette
 from harness.cassette.recorder import RECORD_MODES, make_vcr
 from harness.cassette.scrub import replace_cwd
 from harness.cassette.vcr_guard import VcrGuard
+from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import RealClock, VirtualClock
 
 LOOPBACK_API_KEY = "harness-loopback"

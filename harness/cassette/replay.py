@@ -22,7 +22,6 @@ import anthropic
 import httpx2
 
 from harness.agents.base import AgentFactory
-from harness.cassette.file import load_cassette
 from harness.cassette.index import CassetteIndex, CassetteTransport
 from harness.cassette.network import NetworkBlocked, block_network
 from harness.cassette.record import drive
@@ -30,6 +29,7 @@ from harness.cassette.recorder import make_vcr
 from harness.cassette.scrub import replace_cwd
 from harness.cassette.session import ENGINES, REPLAY_API_KEY
 from harness.cassette.vcr_guard import VcrGuard
+from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import VirtualClock
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from harness.cassette.file import CassetteError, load_cassette, response_body_bytes
 from harness.scenario.format_spec import Problem
+from harness.wire.cassette_file import CassetteError, load_cassette, response_body_bytes
 from harness.wire.replies import Reply
 from harness.wire.sse_parse import decode_events
 

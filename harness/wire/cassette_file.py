@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from harness.cassette import plain_yaml
+from harness.wire import plain_yaml
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
