@@ -36,12 +36,13 @@ import vcr
 from harness.cassette.index import CassetteTransport
 from harness.cassette.recorder import make_vcr
 from harness.oracle import check_history
+from harness.scenario.clients import sync_client
 from harness.scenario.library import scenario_files
 from harness.scenario.loader import load_scenario
 from harness.scenario.model import Scenario, ScenarioError, Turn
 from harness.scenario.responder import Responder
 from harness.scenario.runner import run_scenario
-from harness.scenario.transport import ScenarioTransport, sync_client
+from harness.scenario.transport import ScenarioTransport
 from harness.wire.replies import Reply
 
 from . import workload

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harness.agents.loading import AgentSpecError
 from harness.cassette.commands import cmd_record, cmd_replay, cmd_scan
 from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.command(args)
-    except (FileNotFoundError, ScenarioError, HistoryFileError) as error:
+    except (FileNotFoundError, ScenarioError, HistoryFileError, AgentSpecError) as error:
         print(f"harness: {error}", file=sys.stderr)
         return 2
 
@@ -43,12 +44,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("paths", nargs="*", default=DEFAULT_PATHS, help="scenario files or folders (default: scenarios/)")
     run.add_argument("--json", action="store_true", help="print the results as JSON")
     run.add_argument("--update-golden", action="store_true", help="write golden transcripts anew")
+    run.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
     run.set_defaults(command=cmd_run)
     lint = commands.add_parser("lint", help="check scenario files without running them")
     lint.add_argument("paths", nargs="*", default=DEFAULT_PATHS)
     lint.set_defaults(command=cmd_lint)
     play = commands.add_parser("play", help="play a scenario through the mini_agent REPL")
     play.add_argument("scenario")
+    play.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
     play.set_defaults(command=cmd_play)
     schema = commands.add_parser("schema", help="write the JSON Schema of the scenario format")
     schema.add_argument("-o", "--output", help="a file to write (default: standard output)")

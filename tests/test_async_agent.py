@@ -13,9 +13,10 @@ import anthropic
 import httpx2
 import pytest
 
+from harness.scenario.clients import async_client
 from harness.scenario.invariants import wire_invariants
 from harness.scenario.loader import load_scenario
-from harness.scenario.transport import AsyncScenarioTransport, async_client
+from harness.scenario.transport import AsyncScenarioTransport
 from harness.scenario.wire_session import WireSession
 from harness.wire.clock import VirtualClock
 
@@ -178,14 +179,15 @@ def test_a_stream_reset_mid_answer_is_asked_again_and_the_partial_text_dropped(t
 
     first_mark = transport.clock.mark()
     assert asyncio.run(agent.ask("Summarize the README")) == ANSWER
-    marks = (first_mark, transport.clock.mark())
+    (first_mark, transport.clock.mark())
 
     assert agent.notices == ["stream broke (ReadError), attempt 2/4"]
     assert agent.dropped and agent.dropped[0] and ANSWER.startswith(agent.dropped[0]) and agent.dropped[0] != ANSWER
     assert [r.reply.describe() for r in transport.requests] == ["text · cut after event 3 (RST)", "text"]
     assert transport.responder.unused == [] and transport.responder.problems == []
-    sleeps = list(zip(transport.clock.sleep_times, transport.clock.sleep_marks, transport.clock.sleeps))
-    assert wire_invariants("turn 1", transport.requests, sleeps, 3, marks) == []
+    list(zip(transport.clock.sleep_times, transport.clock.sleep_marks, transport.clock.sleeps))
+    found = wire_invariants("turn 1", transport.requests, max_retries=3, wall_origin=transport.clock.wall_origin)
+    assert found.problems == [] and found.notes == []
 
 
 def test_the_conversation_goes_on_after_a_cut_with_only_the_whole_answer_in_history(tmp_path):
@@ -207,16 +209,14 @@ def test_the_conversation_goes_on_after_a_cut_with_only_the_whole_answer_in_hist
     assert session.problems() == []
 
 
-def test_retrying_with_the_partial_answer_breaks_the_same_body_invariant(tmp_path):
+def test_retrying_with_the_partial_answer_is_caught_keeping_it(tmp_path):
     session = WireSession.from_file(write(tmp_path, CUT_MID_ANSWER))
     agent = ForgetfulAgent(session.async_client(), session.clock.async_sleep)
 
     asyncio.run(agent.ask("Summarize the README"))
 
     problems = session.problems()
-    assert problems[0].startswith("turn 1: request 2 retries request 1 but its body differs:\n")
-    added = [line.strip() for line in problems[0].splitlines() if line.strip().startswith("+ ")]
-    assert any('"role": "assistant"' in line for line in added), problems[0]
+    assert "request 2 keeps the half-streamed text of request 1's broken answer in its history" in problems[0], problems
 
 
 def test_retrying_before_retry_after_is_reported(tmp_path):
@@ -225,7 +225,7 @@ def test_retrying_before_retry_after_is_reported(tmp_path):
 
     assert asyncio.run(agent.ask("Summarize the README")) == ANSWER
 
-    assert session.problems() == ["turn 1: slept 0.100s after request 1, which asked for retry-after 2s"]
+    assert session.problems() == ["turn 1: request 2 came 0.100s after request 1, which asked for retry-after 2s"]
 
 
 def test_an_agent_that_gives_up_leaves_replies_unused_and_that_is_reported(tmp_path):

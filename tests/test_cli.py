@@ -56,7 +56,7 @@ def scenarios(tmp_path: Path) -> Path:
 def test_run_on_a_passing_scenario_exits_0_with_a_summary_table(scenarios, capsys):
     assert main(["run", str(scenarios / "passing.yaml")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["scenario", "result", "requests", "virtual", "s", "wall", "ms"]
+    assert out[0].split() == ["scenario", "result", "requests", "virtual", "s", "wall", "ms", "not", "checked"]
     assert out[1].split()[:4] == ["answer-after-overload", "pass", "3", "1.0"]  # 2 requests + the probe turn
     assert out[2:] == ["1 passed, 0 failed"]
 

@@ -16,6 +16,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import anthropic
 
 from harness.agents.base import AgentFactory
+from harness.agents.context import AgentContext
 from harness.wire.clock import VirtualClock
 from mini_agent.cli import slash_command
 from mini_agent.environment import SettingsError, settings_from_environment
@@ -28,13 +29,15 @@ JITTER_SEED = 0  # recording and replay draw the same retry jitter, so their not
 SETTING_NAMES = tuple(f.name for f in fields(Settings))
 
 __all__ = [
-    "JITTER_SEED", "MiniAgentUnderTest", "Settings", "SettingsError", "mini_agent_factory", "settings_for",
+    "JITTER_SEED", "MiniAgentUnderTest", "factory", "Settings", "SettingsError", "mini_agent_factory", "settings_for",
     "settings_from_cassette", "settings_from_environment",
 ]
 
 
 class MiniAgentUnderTest:
     """mini_agent as the harness drives it: turns, REPL commands and a renderer."""
+
+    harness_agent_name = "mini_agent"
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
@@ -108,6 +111,8 @@ def mini_agent_factory(
     return build
 
 
-def scenario_factory(settings: Mapping[str, Any]) -> AgentFactory:
-    """The default agent of a scenario run: mini_agent with the scenario's settings."""
-    return mini_agent_factory(settings_for(settings), settings_sources={name: "scenario" for name in settings})
+def factory(ctx: AgentContext) -> MiniAgentUnderTest:
+    """The default agent under test: mini_agent with the scenario's settings, on the
+    run's clock, with the SDK's own retries off (it retries by itself, visibly)."""
+    build = mini_agent_factory(settings_for(ctx.settings), settings_sources={name: "scenario" for name in ctx.settings})
+    return build(ctx.client.with_options(max_retries=0), ctx.clock, ctx.workspace)

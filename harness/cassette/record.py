@@ -33,9 +33,11 @@ from typing import Any, Callable, Iterable, Sequence
 import anthropic
 
 from harness.agents.base import AgentFactory
+from harness.agents.context import AgentContext
+from harness.agents.driver import TurnDriver, build_agent
 from harness.cassette.recorder import RECORD_MODES, make_vcr
 from harness.cassette.scrub import replace_cwd
-from harness.cassette.vcr_guard import VcrGuard
+from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import RealClock, VirtualClock
 
@@ -67,25 +69,29 @@ def drive(agent: Any, lines: Iterable[str], write: Callable[[str], object], *, s
     ``interrupted`` (Ctrl+C caught inside the turn) raises KeyboardInterrupt again when
     ``stop_on_interrupt``, so a recording stops there."""
     command = getattr(agent, "command", None)
-    for raw in lines:
-        line = raw.rstrip("\n")
-        if not line.strip():
-            continue
-        write(f"> {line}\n")
-        output = command(line) if command is not None else None
-        if output is not None:
-            write(output)
-            continue
-        renderer = agent.renderer() if hasattr(agent, "renderer") else None
-        interrupted = False
-        for event in agent.run_turn(line) or ():
+    driver = TurnDriver()
+    try:
+        for raw in lines:
+            line = raw.rstrip("\n")
+            if not line.strip():
+                continue
+            write(f"> {line}\n")
+            output = command(line) if command is not None else None
+            if output is not None:
+                write(output)
+                continue
+            renderer = agent.renderer() if hasattr(agent, "renderer") else None
+            interrupted = False
+            for event in driver.start(agent, line) or ():
+                if renderer is not None:
+                    write(renderer.render(event))
+                interrupted = interrupted or (type(event).__name__ == "TurnEnd" and getattr(event, "reason", None) == "interrupted")
             if renderer is not None:
-                write(renderer.render(event))
-            interrupted = interrupted or (type(event).__name__ == "TurnEnd" and getattr(event, "reason", None) == "interrupted")
-        if renderer is not None:
-            write(renderer.render_close())
-        if interrupted and stop_on_interrupt:
-            raise KeyboardInterrupt
+                write(renderer.render_close())
+            if interrupted and stop_on_interrupt:
+                raise KeyboardInterrupt
+    finally:
+        driver.close()
 
 
 def record_session(
@@ -98,17 +104,18 @@ def record_session(
     record_mode: str = "once",
     match_on: str = "body",
     cwd: str | Path = ".",
-    factory: AgentFactory | None = None,
+    factory: Callable[..., Any] | None = None,
     settings: Any = None,
+    scenario_settings: dict[str, Any] | None = None,
     write: Callable[[str], object] | None = None,
     clock: RealClock | VirtualClock | None = None,
     before_save: Callable[[], None] | None = None,
 ) -> RecordResult:
     """Run the agent over ``lines`` with vcrpy recording into ``cassette``.
 
-    ``factory`` builds the agent from the recording client, the clock (real time unless
-    given) and the working folder; by default mini_agent with ``settings`` (and
-    ``model``). ``before_save`` runs after the last turn, before vcrpy writes: raising
+    ``factory`` builds the agent from an ``AgentContext`` (the recording clients, the
+    clock — real time unless given —, the working folder, ``scenario_settings``); by
+    default mini_agent with ``settings`` (and ``model``). ``before_save`` runs after the last turn, before vcrpy writes: raising
     there writes nothing (as does any exception, Ctrl+C included)."""
     path = Path(cassette)
     if record_mode not in RECORD_MODES:
@@ -124,12 +131,16 @@ def record_session(
                 raise RecordingFailed("ANTHROPIC_API_KEY is not set (or pass --base-url for another server)")
             api_key = LOOPBACK_API_KEY  # another server may not check it; it is never written anyway
     workdir = Path(cwd).resolve()
-    guard = VcrGuard()
-    client = anthropic.Anthropic(
-        api_key=api_key, base_url=base_url, max_retries=0, http_client=anthropic.DefaultHttpxClient(transport=guard)
+    guard, async_guard = VcrGuard(), AsyncVcrGuard()
+    client = anthropic.Anthropic(api_key=api_key, base_url=base_url, http_client=anthropic.DefaultHttpxClient(transport=guard))
+    async_client = anthropic.AsyncAnthropic(
+        api_key=api_key, base_url=base_url, http_client=anthropic.DefaultAsyncHttpxClient(transport=async_guard)
     )
-    build = factory or _mini_agent(settings, model)
-    agent = build(client, clock or RealClock(), workdir)
+    ctx = AgentContext(
+        client, async_client, workdir, clock or RealClock(), api_key, scenario_settings or {},
+        start_loopback=lambda: str(client.base_url).rstrip("/"),
+    )
+    agent = build_agent(factory or _mini_agent(settings, model), ctx)
     transcript: list[str] = []
 
     def emit(text: str) -> None:
@@ -141,8 +152,8 @@ def record_session(
     recorder = make_vcr(record_mode=record_mode, match_on=match_on, cwd=workdir)
     with recorder.use_cassette(str(path)):
         drive(agent, lines, emit)
-        if guard.mismatches:
-            raise guard.mismatches[0]
+        if guard.mismatches or async_guard.mismatches:
+            raise (guard.mismatches or async_guard.mismatches)[0]
         if before_save is not None:
             before_save()
     written = _identity(path) not in (None, before)
@@ -197,7 +208,7 @@ def record_over_loopback(
             (Path(tmp) / name).write_text(content, encoding="utf-8")
         result = record_session(
             cassette, [turn.user for turn in scenario.turns], base_url=server.url, api_key=LOOPBACK_API_KEY,
-            record_mode=record_mode, cwd=tmp, factory=default_factory(scenario), write=write, clock=clock,
+            record_mode=record_mode, cwd=tmp, factory=default_factory(scenario), scenario_settings=scenario.settings, write=write, clock=clock,
             before_save=server_saw_no_problems,
         )
     return result

@@ -22,13 +22,19 @@ import anthropic
 import httpx2
 
 from harness.agents.base import AgentFactory
-from harness.cassette.index import CassetteIndex, CassetteTransport
+from harness.agents.context import AgentContext
+from harness.agents.driver import build_agent
+from harness.cassette.index import (
+    AsyncCassetteTransport,
+    CassetteIndex,
+    CassetteTransport,
+)
 from harness.cassette.network import NetworkBlocked, block_network
 from harness.cassette.record import drive
 from harness.cassette.recorder import make_vcr
 from harness.cassette.scrub import replace_cwd
 from harness.cassette.session import ENGINES, REPLAY_API_KEY
-from harness.cassette.vcr_guard import VcrGuard
+from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import VirtualClock
 
@@ -105,11 +111,16 @@ def replay_session(
         transport: Any = CassetteTransport(index)
     else:
         transport = VcrGuard()
+    origin = _origin(interactions)
     client = anthropic.Anthropic(
-        api_key=REPLAY_API_KEY, base_url=_origin(interactions), max_retries=0, http_client=httpx2.Client(transport=transport)
+        api_key=REPLAY_API_KEY, base_url=origin, max_retries=0, http_client=httpx2.Client(transport=transport)
     )
-    build = factory or _mini_agent(interactions, settings)
-    agent = build(client, clock, workdir)
+    async_transport: Any = AsyncCassetteTransport(transport.index) if engine == "harness" else AsyncVcrGuard()
+    async_client = anthropic.AsyncAnthropic(
+        api_key=REPLAY_API_KEY, base_url=origin, max_retries=0, http_client=httpx2.AsyncClient(transport=async_transport)
+    )
+    ctx = AgentContext(client, async_client, workdir, clock, REPLAY_API_KEY, {})
+    agent = build_agent(factory or _mini_agent(interactions, settings), ctx)
     with block_network() as attempts:
         if engine == "harness":
             drive(agent, lines, emit, stop_on_interrupt=False)
@@ -119,8 +130,9 @@ def replay_session(
                 drive(agent, lines, emit, stop_on_interrupt=False)
             requests = played.play_count
             unused = [n + 1 for n in range(len(played.data)) if not played.play_counts[n]]
-    if transport.mismatches:
-        raise transport.mismatches[0]
+    mismatches = transport.mismatches + async_transport.mismatches
+    if mismatches:
+        raise mismatches[0]
     if attempts:
         raise NetworkBlocked(f"the replay tried to reach the network: {attempts[0]}")
     return ReplayResult(replace_cwd("".join(transcript), workdir), requests, unused, lines)

@@ -64,6 +64,8 @@ def dump_scenario(scenario: Scenario) -> str:
         document["expect"] = scenario.expect
     if not scenario.probe:
         document["probe"] = False
+    if scenario.agent:
+        document["agent"] = scenario.agent
     return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
 
 

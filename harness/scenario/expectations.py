@@ -1,99 +1,102 @@
-"""The checks a scenario's ``expect`` blocks ask for: per turn (requests, sleeps,
-notices, end, tools, tool results, text) and per scenario (files, a golden transcript,
-total requests)."""
+"""The checks a scenario's ``expect`` blocks ask for.
+
+Read from the wire, for every agent: per turn ``requests``, ``end`` (how the turn ended),
+``tools`` (the tool calls the agent answered, by standard name, in order) and
+``tool_results`` (``{error, contains}`` of each answer); per scenario ``requests`` and
+``files`` (the workspace afterwards); ``sleeps``, the waits the agent asked the virtual
+clock for (its own and the SDK's). ``notices``, ``no_notices``, ``text`` and the
+``transcript`` need the agent's own events, and everything under a ``mini_agent:``
+block is mini_agent's; ``agent_expectations`` checks those where the agent can show
+them, and the outcome lists them as not checked for the others.
+"""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from harness.scenario.agent_expectations import (
+    AGENT_ONLY_ENDS,
+    EVENT_KEYS,
+    agent_problems,
+    matches,
+    transcript_problems,
+)
 from harness.scenario.outcome import Outcome, TurnRecord
+from harness.scenario.wire_view import ToolExchange, tool_exchanges, wire_end
 
-SLEEP_TOLERANCE = 1e-3
+AGENT_BLOCK = "mini_agent"
 
 
 def check_expectations(outcome: Outcome) -> list[str]:
-    """Problems with what the scenario said must hold."""
+    """Problems with what the scenario said must hold; fills ``outcome.not_checked``."""
     problems: list[str] = []
+    exchanges = tool_exchanges(outcome.requests, outcome.tool_map)
+    events = any(turn.events for turn in outcome.turns)
+    mini_agent = outcome.agent_name == AGENT_BLOCK
     for turn, spec in zip(outcome.turns, outcome.scenario.turns):
-        problems += [f"turn {turn.number}: expect.{p}" for p in _turn_problems(outcome, turn, spec.expect)]
-    expect = outcome.scenario.expect
+        expect = spec.expect
+        found = _wire_problems(turn, expect, exchanges, events)
+        agent_side = {k: expect[k] for k in (*EVENT_KEYS, "sleeps", "end") if k in expect}
+        if not events:
+            unseen = [k for k in EVENT_KEYS if k in expect] + (["end"] if expect.get("end") in AGENT_ONLY_ENDS else [])
+            outcome.not_checked += [f"turn {turn.number}: expect.{k} (needs agent events)" for k in unseen]
+            agent_side = {k: v for k, v in agent_side.items() if k == "sleeps"}
+        found += agent_problems(outcome, turn, agent_side)
+        if AGENT_BLOCK in expect and mini_agent:
+            found += [f"{AGENT_BLOCK}.{p}" for p in _all_problems(outcome, turn, expect[AGENT_BLOCK], exchanges)]
+        elif AGENT_BLOCK in expect:
+            outcome.not_checked += [f"turn {turn.number}: expect.{AGENT_BLOCK}.{k} (mini_agent only)" for k in expect[AGENT_BLOCK]]
+        problems += [f"turn {turn.number}: expect.{p}" for p in found]
+    problems += _scenario_problems(outcome, outcome.scenario.expect, mini_agent)
+    return problems
+
+
+def _all_problems(outcome: Outcome, turn: TurnRecord, expect: dict[str, Any], exchanges: list[ToolExchange]) -> list[str]:
+    """A ``mini_agent:`` block: every key, the wire's and the events'."""
+    return _wire_problems(turn, expect, exchanges, True) + agent_problems(outcome, turn, expect)
+
+
+def _wire_problems(turn: TurnRecord, expect: dict[str, Any], exchanges: list[ToolExchange], events: bool) -> list[str]:
+    problems = []
+    if "requests" in expect and len(turn.requests) != expect["requests"]:
+        problems.append(f"requests: expected {expect['requests']}, the agent made {len(turn.requests)}")
+    if "end" in expect and expect["end"] not in AGENT_ONLY_ENDS:
+        ended = wire_end(turn.requests, interrupted=turn.interrupted)
+        if ended != expect["end"]:
+            problems.append(f"end: expected {expect['end']}, the turn ended with {ended} (as the wire shows it)")
+    numbers = {r.number for r in turn.requests}
+    answered = [x for x in exchanges if x.served_in in numbers and x.answered_in is not None]
+    if "tools" in expect and [x.name for x in answered] != expect["tools"]:
+        problems.append(f"tools: expected {expect['tools']}, the agent answered {[x.name for x in answered]}")
+    if "tool_results" in expect:
+        problems += _tool_result_problems(expect["tool_results"], answered)
+    return problems
+
+
+def _tool_result_problems(wanted: list[dict[str, Any]], answered: list[ToolExchange]) -> list[str]:
+    if len(wanted) != len(answered):
+        return [f"tool_results: expected {len(wanted)}, the agent answered {len(answered)}"]
+    problems = []
+    for i, (want, got) in enumerate(zip(wanted, answered)):
+        text = got.result or ""
+        if "error" in want and got.is_error != want["error"]:
+            problems.append(f"tool_results[{i}]: expected error={want['error']}, got {text[:200]!r}")
+        if "contains" in want and not matches(want["contains"], text):
+            problems.append(f"tool_results[{i}]: {want['contains']!r} not in {text[:200]!r}")
+    return problems
+
+
+def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: bool) -> list[str]:
+    problems = []
     made = sum(len(turn.requests) for turn, _ in zip(outcome.turns, outcome.scenario.turns))  # not the probe's
     if "requests" in expect and made != expect["requests"]:
         problems.append(f"expect.requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)")
     for name, wanted in expect.get("files", {}).items():
         problems += [f"expect.files.{name}: {p}" for p in _file_problems(outcome.files, name, wanted)]
-    if "transcript" in expect:
-        problems += _transcript_problems(outcome, expect["transcript"])
-    return problems
-
-
-def matches(pattern: str, text: str) -> bool:
-    """``/regex/`` searches; anything else is a substring."""
-    if len(pattern) >= 2 and pattern.startswith("/") and pattern.endswith("/"):
-        return re.search(pattern[1:-1], text) is not None
-    return pattern in text
-
-
-def _turn_problems(outcome: Outcome, turn: TurnRecord, expect: dict[str, Any]) -> list[str]:
-    problems = []
-    if "requests" in expect and len(turn.requests) != expect["requests"]:
-        problems.append(f"requests: expected {expect['requests']}, the agent made {len(turn.requests)}")
-    if "sleeps" in expect:
-        problems += _sleep_problems(expect["sleeps"], _turn_sleeps(outcome, turn))
-    notices = [getattr(n, "text", str(n)) for n in turn.of_type("Notice")]
-    if "notices" in expect:
-        problems += _in_order("notices", expect["notices"], notices)
-    if expect.get("no_notices") and notices:
-        problems.append(f"no_notices: but the turn showed {notices}")
-    if "end" in expect and turn.end != expect["end"]:
-        problems.append(f"end: expected {expect['end']}, the turn ended with {turn.end or turn.raised or 'nothing'}")
-    calls = [getattr(c, "name", "?") for c in turn.of_type("ToolCall")]
-    if "tools" in expect and calls != expect["tools"]:
-        problems.append(f"tools: expected {expect['tools']}, ran {calls}")
-    if "tool_results" in expect:
-        problems += _tool_result_problems(expect["tool_results"], turn.of_type("ToolResult"))
-    if "text" in expect:
-        text = "".join(getattr(t, "text", "") for t in turn.of_type("TextDelta"))
-        if not matches(expect["text"], text):
-            problems.append(f"text: {expect['text']!r} not in the model text {text[:200]!r}")
-    return problems
-
-
-def _turn_sleeps(outcome: Outcome, turn: TurnRecord) -> list[float]:
-    return [seconds for _, mark, seconds in outcome.sleeps if turn.first_mark <= mark <= turn.last_mark]
-
-
-def _sleep_problems(wanted: list[Any], actual: list[float]) -> list[str]:
-    if len(wanted) != len(actual):
-        return [f"sleeps: expected {len(wanted)} sleep(s) {wanted}, got {len(actual)}: {[round(s, 3) for s in actual]}"]
-    problems = []
-    for i, (want, got) in enumerate(zip(wanted, actual)):
-        low, high = (want[0], want[1]) if isinstance(want, list) else (want, want)
-        if not low - SLEEP_TOLERANCE <= got <= high + SLEEP_TOLERANCE:
-            problems.append(f"sleeps[{i}]: expected {want}, slept {got:.3f}s")
-    return problems
-
-
-def _in_order(name: str, patterns: list[str], texts: list[str]) -> list[str]:
-    position = 0
-    for i, pattern in enumerate(patterns):
-        found = next((j for j in range(position, len(texts)) if matches(pattern, texts[j])), None)
-        if found is None:
-            return [f"{name}[{i}]: no {name[:-1]} matching {pattern!r} (in order); the turn showed {texts}"]
-        position = found + 1
-    return []
-
-
-def _tool_result_problems(wanted: list[dict[str, Any]], results: list[Any]) -> list[str]:
-    if len(wanted) != len(results):
-        return [f"tool_results: expected {len(wanted)}, got {len(results)}"]
-    problems = []
-    for i, (want, got) in enumerate(zip(wanted, results)):
-        if "error" in want and bool(got.is_error) != want["error"]:
-            problems.append(f"tool_results[{i}]: expected error={want['error']}, got {got.content[:200]!r}")
-        if "contains" in want and not matches(want["contains"], got.content):
-            problems.append(f"tool_results[{i}]: {want['contains']!r} not in {got.content[:200]!r}")
+    if "transcript" in expect and mini_agent:
+        problems += transcript_problems(outcome, expect["transcript"])
+    elif "transcript" in expect:
+        outcome.not_checked.append("expect.transcript (mini_agent's REPL output)")
     return problems
 
 
@@ -109,9 +112,3 @@ def _file_problems(files: dict[str, str | None], name: str, wanted: Any) -> list
     if isinstance(wanted, dict) and "contains" in wanted and not matches(wanted["contains"], content):
         return [f"{wanted['contains']!r} not in {content[:100]!r}"]
     return []
-
-
-def _transcript_problems(outcome: Outcome, name: str) -> list[str]:
-    from harness.scenario.golden import compare_transcript
-
-    return compare_transcript(outcome.scenario.path.parent / name, outcome.transcript)

@@ -12,7 +12,7 @@ from harness.wire.replies import CONNECTION_FAULTS
 STRING, INTEGER, NUMBER, BOOLEAN, ANY = (Scalar(k) for k in ("string", "integer", "number", "boolean", "any"))
 EVENT_NUMBER = Scalar("integer", "an event number, counted from 1 (message_start is event 1)")
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded")
-END_REASONS = (*STOP_REASONS, "error", "interrupted", "internal_error", "context_window", "max_steps", "empty")
+END_REASONS = (*STOP_REASONS, "error", "interrupted", "internal_error", "context_window", "max_steps", "empty", "none")
 MESSAGE_FIELDS = ("text", "tool_use", "thinking", "content", "stop_reason", "stop_sequence", "usage")
 KIND_FIELDS = ("error", "connection", "events", "recorded")
 
@@ -92,17 +92,18 @@ REPLY = Obj(
     what="reply",
 )
 NOTICE_PATTERN = Scalar("string", "a substring, or /a regex/")
+_TURN_CHECKS = {
+    "requests": Scalar("integer", "requests the agent made in this turn"),
+    "sleeps": ListOf(Either((NUMBER, ListOf(NUMBER, min_items=2))), description="waits asked of the clock: exact seconds, or [min, max]"),
+    "notices": ListOf(NOTICE_PATTERN, description="agent notices, each after the one before (needs agent events)"),
+    "no_notices": BOOLEAN,
+    "end": Choice(END_REASONS),
+    "tools": ListOf(STRING, description="the tool calls the agent answered, by standard name, in order"),
+    "tool_results": ListOf(Obj({"error": BOOLEAN, "contains": STRING}, what="tool result expectation")),
+    "text": Scalar("string", "the model text shown in this turn contains this (or matches /regex/)"),
+}
 TURN_EXPECT = Obj(
-    {
-        "requests": INTEGER,
-        "sleeps": ListOf(Either((NUMBER, ListOf(NUMBER, min_items=2))), description="exact seconds, or [min, max]"),
-        "notices": ListOf(NOTICE_PATTERN, description="in order"),
-        "no_notices": BOOLEAN,
-        "end": Choice(END_REASONS),
-        "tools": ListOf(STRING, description="tool names run, in order"),
-        "tool_results": ListOf(Obj({"error": BOOLEAN, "contains": STRING}, what="tool result expectation")),
-        "text": Scalar("string", "the model text shown in this turn contains this (or matches /regex/)"),
-    },
+    {**_TURN_CHECKS, "mini_agent": Obj(_TURN_CHECKS, what="mini_agent expectations", description="checked for mini_agent only")},
     what="expect",
 )
 INTERRUPT = Obj(
@@ -155,6 +156,7 @@ SCENARIO = Obj(
         ),
         "probe": Scalar("boolean", "after the last turn, check that one more turn still works (default true)"),
         "cassette": Scalar("string", "a vcrpy cassette, relative to the scenario, that `recorded: N` replies come from"),
+        "agent": Scalar("string", "run only for this agent (its adapter's harness_agent_name): `mini_agent` for its own features"),
     },
     required=("name", "about", "turns"),
     what="scenario",

@@ -1,170 +1,122 @@
-"""What every scenario run must satisfy, whether or not its expect block says so:
+"""What every run must satisfy, whether or not its ``expect`` block says so, read from
+the wire for any agent:
 
 - every request is API-valid (the Responder records violations);
-- a retried request equals the request it retries (a fallback model switch may change
-  ``model`` and drop thinking blocks);
-- nothing is sent after a non-retryable error in the same turn;
-- attempts of one request ≤ max_retries + 1;
-- sleeps honour retry-after, and computed backoff stays under the cap;
-- run_turn never raises, every turn ends, and the probe turn after the last one works;
-- each turn uses exactly the replies written for it.
+- a request the API rejected as invalid is never sent again, nor is anything sent in a
+  turn after ``x-should-retry: false`` or Ctrl+C;
+- what follows a failure repeats the conversation or adds to it, never changes it
+  (``conversation``: retry, follow-up, rewrite);
+- a retry waits at least what ``retry-after-ms`` / ``retry-after`` asked, counted from
+  when the failed answer was over;
+- attempts ≤ ``max_retries`` + 1, when the scenario's settings name ``max_retries``;
+- no half-streamed text is kept in the history;
+- each turn uses exactly the replies written for it, and one more turn after the last
+  one still works.
+
+Agent policies are reported, not failed (DESIGN §8): a retry after a 401, a wait far
+beyond what was asked. mini_agent's own contract — ``run_turn``
+never raises, every turn ends with a ``TurnEnd`` event, no backoff over its 30 s cap —
+is checked for mini_agent only.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+from dataclasses import dataclass, field
 
-from harness.oracle.retry import (
-    error_type_is_transient,
-    requested_wait,
-    status_is_retryable,
-)
+from harness.oracle.retry import requested_wait
+from harness.scenario.conversation import relation
 from harness.scenario.outcome import Outcome, TurnRecord
 from harness.scenario.responder import RecordedRequest
+from harness.scenario.served import failed, fatal, rejected_as_invalid
+from harness.scenario.wire_view import kept_partial_text, retry_waits, wire_end
 from harness.wire.clock import EPOCH_ORIGIN
 
-DEFAULT_MAX_RETRIES = 5
-"""The retry limit checked when a scenario's settings name none."""
+MINI_AGENT = "mini_agent"
 BACKOFF_CAP = 30.0
-"""The longest wait the library accepts when the server named none (DESIGN §3)."""
+"""mini_agent's longest backoff when the server named no wait (DESIGN §3)."""
 TOLERANCE = 1e-6
+DATE_TOLERANCE = 1.0  # an HTTP date has one-second resolution
+FAR_BEYOND = 60.0  # a wait this much over what was asked (and over twice it) is reported
+LONG_WAIT = 60.0  # a wait this long, with no wait asked, is reported
 
 
-def failed(request: RecordedRequest) -> bool:
-    """The request got no complete message (an error, a broken connection or stream)."""
-    reply, plan = request.reply, request.plan
-    if request.violations or reply is None or plan is None:
-        return True
-    if plan.connection or plan.status != 200 or plan.ending != "complete":
-        return True
-    if reply.error_event is not None or reply.end_early is not None or reply.bad_data is not None:
-        return True
-    return tool_json_breaks(plan.events)
+@dataclass
+class Findings:
+    """What the checks found: ``problems`` fail the run, ``notes`` are reported."""
+
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __iadd__(self, other: Findings) -> Findings:
+        self.problems += other.problems
+        self.notes += other.notes
+        return self
 
 
-def tool_json_breaks(events: list[dict]) -> bool:
-    """Tool-input JSON the SDK gives up on (it raises from the stream): it re-parses a
-    block's input after every delta in jiter's partial mode, so one prefix that does not
-    parse (``" "``, ``nope``) is enough."""
-    import jiter
-
-    buffers: dict[object, str] = {}
-    for event in events:
-        delta = event.get("delta") if isinstance(event, dict) else None
-        if event.get("type") != "content_block_delta" or not isinstance(delta, dict) or delta.get("type") != "input_json_delta":
-            continue
-        index = event.get("index")
-        buffers[index] = buffers.get(index, "") + str(delta.get("partial_json", ""))
-        try:
-            if buffers[index]:
-                jiter.from_json(buffers[index].encode(), partial_mode=True)
-        except ValueError:
-            return True
-    return False
-
-
-def fatal(request: RecordedRequest) -> bool:
-    """The failure must not be retried (a 4xx other than 408/409/429, x-should-retry: false,
-    a non-retryable error event, a rule violation, or Ctrl+C)."""
-    reply, plan = request.reply, request.plan
-    if request.violations or reply is None or plan is None:
-        return True
-    if plan.ending == "interrupt":
-        return True
-    if reply.error is not None and plan.connection is None:
-        return not status_is_retryable(plan.status, plan.headers)
-    if reply.error_event is not None:
-        return not error_type_is_transient(reply.error_event.type)
-    return False
-
-
-def check_invariants(outcome: Outcome) -> list[str]:
-    """Problems with the run as a whole, each naming the turn and request."""
-    problems: list[str] = []
+def check_invariants(outcome: Outcome) -> Findings:
+    """The invariants of every turn of a run, each finding naming the turn and request."""
+    found = Findings(problems=kept_partial_text(outcome.requests))
     for turn in outcome.turns:
-        problems += _turn_invariants(outcome, turn)
-    return problems
+        found += _turn_invariants(outcome, turn)
+    return found
 
 
-def _turn_invariants(outcome: Outcome, turn: TurnRecord) -> list[str]:
-    problems = []
-    where = turn.label
-    if turn.raised:
-        problems.append(f"{where}: run_turn raised {turn.raised}")
-    elif turn.end is None and not (turn.closed or turn.command):
-        problems.append(f"{where}: the turn never sent a TurnEnd event")
+def _turn_invariants(outcome: Outcome, turn: TurnRecord) -> Findings:
+    found = Findings()
+    where, mini_agent = turn.label, outcome.agent_name == MINI_AGENT
+    end = wire_end(turn.requests, interrupted=turn.interrupted)
+    if turn.raised and (mini_agent or end == "end_turn"):
+        found.problems.append(f"{where}: run_turn raised {turn.raised}" + ("" if mini_agent else " after the answer came"))
+    elif turn.raised:
+        found.notes.append(f"{where}: run_turn raised {turn.raised}")
+    if mini_agent and not turn.raised and turn.end is None and not (turn.closed or turn.command):
+        found.problems.append(f"{where}: the turn never sent a TurnEnd event")
     if turn.unused_replies:
         made, served = len(turn.requests), sum(r.reply is not None for r in turn.requests)
         rejected = f", {made - served} of them rejected as invalid" if made > served else ""
-        problems.append(f"{where} has {served + turn.unused_replies} replies but the agent made {made} request(s){rejected}")
-    if turn.label == "the probe turn" and turn.end != "end_turn":
-        problems.append(f"the next turn after the scenario does not work: it ended with {turn.end or turn.raised}")
-    problems += wire_invariants(
-        where, turn.requests, outcome.sleeps, outcome.max_retries, (turn.first_mark, turn.last_mark)
-    )
-    return problems
+        found.problems.append(
+            f"{where} has {served + turn.unused_replies} replies but the agent made {made} request(s){rejected}"
+        )
+    if turn.label == "the probe turn" and not turn.command and end != "end_turn":
+        found.problems.append(f"the next turn after the scenario does not work: it ended with {turn.raised or end}")
+    found += wire_invariants(where, turn.requests, max_retries=outcome.max_retries, wall_origin=outcome.wall_origin)
+    if mini_agent:
+        found.problems += _over_the_cap(where, outcome, turn)
+    return found
 
 
 def wire_invariants(
-    where: str,
-    requests: list[RecordedRequest],
-    sleeps: list[tuple[float, int, float]],
-    max_retries: int,
-    marks: tuple[int, int],
-) -> list[str]:
-    """The checks that need only the wire: retries resend the same body, nothing follows
-    a fatal failure, attempts are bounded, sleeps honour retry-after and the cap."""
-    problems = []
+    where: str, requests: list[RecordedRequest], *, max_retries: int | None, wall_origin: float = EPOCH_ORIGIN
+) -> Findings:
+    """The checks that need only one turn's requests: what may follow a failure, how long
+    a retry waited, how many attempts were made."""
+    found = Findings()
     attempts = 1
     for before, after in zip(requests, requests[1:]):
-        if fatal(before) and failed(before):
-            problems.append(f"{where}: request {after.number} was sent after a non-retryable failure of request {before.number}")
-            break
-        if failed(before):
-            attempts += 1
-            if not same_request(before.body, after.body):
-                problems.append(
-                    f"{where}: request {after.number} retries request {before.number} but its body differs:\n"
-                    + body_diff(before.body, after.body)
-                )
-        else:
+        kind = relation(before.body, after.body)
+        if failed(before) and fatal(before):
+            if rejected_as_invalid(before) and kind == "retry":
+                found.problems.append(f"{where}: request {after.number} resends request {before.number}, which the API rejected as invalid")
+            elif _stops_the_turn(before):
+                found.problems.append(f"{where}: request {after.number} was sent after {_why_final(before)} on request {before.number}")
+            else:
+                found.notes.append(f"{where}: request {after.number} tries again after the non-retryable failure of request {before.number}")
+        if not failed(before):
             attempts = 1
-        if attempts > max_retries + 1:
-            problems.append(f"{where}: request {after.number} is attempt {attempts}, over max_retries + 1 = {max_retries + 1}")
-    for at, mark, seconds in sleeps:
-        before_sleep = [r for r in requests if r.mark < mark]
-        if not marks[0] <= mark <= marks[1] or not before_sleep:
             continue
-        request = before_sleep[-1]
-        plan = request.plan
-        wall = EPOCH_ORIGIN + at  # an HTTP-date retry-after counts from when the sleep began
-        asked = requested_wait(plan.headers, received_at=wall) if plan and not plan.connection else None
-        if asked is not None and seconds + TOLERANCE < asked:
-            problems.append(f"{where}: slept {seconds:.3f}s after request {request.number}, which asked for retry-after {asked:g}s")
-        if asked is None and seconds > BACKOFF_CAP + TOLERANCE:
-            problems.append(f"{where}: slept {seconds:.3f}s after request {request.number}, over the {BACKOFF_CAP:g}s cap")
-    return problems
-
-
-def same_request(original: object, retried: object) -> bool:
-    """A retry resends the same body; a switch to a fallback model may change ``model``
-    and drop the thinking blocks that the old model signed, nothing else."""
-    if original == retried:
-        return True
-    if not (isinstance(original, dict) and isinstance(retried, dict)) or original.get("model") == retried.get("model"):
-        return False
-    return _without_model_bound_parts(original) == _without_model_bound_parts(retried)
-
-
-def _without_model_bound_parts(body: dict) -> dict:
-    messages = [
-        dict(m, content=[b for b in m["content"] if not (isinstance(b, dict) and "thinking" in str(b.get("type")))])
-        if isinstance(m, dict) and isinstance(m.get("content"), list)
-        else m
-        for m in body.get("messages", [])
-    ]
-    return {**{k: v for k, v in body.items() if k != "model"}, "messages": messages}
+        if kind == "retry":
+            attempts += 1
+        elif kind == "rewrite":
+            found.problems.append(
+                f"{where}: request {after.number} retries request {before.number} but changes the conversation "
+                f"(a retry repeats it; a follow-up only adds to it):\n" + body_diff(before.body, after.body)
+            )
+        if max_retries is not None and attempts > max_retries + 1:
+            found.problems.append(f"{where}: request {after.number} is attempt {attempts}, over max_retries + 1 = {max_retries + 1}")
+    found += _waits(where, requests, wall_origin)
+    return found
 
 
 def body_diff(before: object, after: object, limit: int = 40) -> str:
@@ -176,5 +128,60 @@ def body_diff(before: object, after: object, limit: int = 40) -> str:
         "retried request",
         lineterm="",
     )
-    shown = list(lines)[:limit]
-    return "\n".join("    " + line for line in shown)
+    return "\n".join("    " + line for line in list(lines)[:limit])
+
+
+def _stops_the_turn(request: RecordedRequest) -> bool:
+    """After Ctrl+C, or when the server said ``x-should-retry: false``, the turn is over."""
+    plan = request.plan
+    return plan is not None and (plan.ending == "interrupt" or plan.headers.get("x-should-retry") == "false")
+
+
+def _why_final(request: RecordedRequest) -> str:
+    assert request.plan is not None
+    return "Ctrl+C" if request.plan.ending == "interrupt" else "x-should-retry: false"
+
+
+def _waits(where: str, requests: list[RecordedRequest], wall_origin: float) -> Findings:
+    """Retry-after honoured; a wait far beyond it, or long with none asked, reported."""
+    found = Findings()
+    for before, after, waited in retry_waits(requests):
+        plan = before.plan
+        if plan is None or plan.connection:
+            continue
+        received = (before.finished if before.finished is not None else before.time) + wall_origin
+        asked = requested_wait(plan.headers, received_at=received)
+        if asked is None:
+            if waited > LONG_WAIT:
+                found.notes.append(f"{where}: waited {waited:.1f}s before request {after.number}, with no wait asked")
+            continue
+        slack = DATE_TOLERANCE if _is_date(plan.headers) else TOLERANCE
+        if waited + slack < asked:
+            found.problems.append(
+                f"{where}: request {after.number} came {waited:.3f}s after request {before.number}, "
+                f"which asked for retry-after {asked:g}s"
+            )
+        elif waited > max(2 * asked, asked + FAR_BEYOND):
+            found.notes.append(f"{where}: waited {waited:.1f}s before request {after.number}, far beyond the {asked:g}s asked")
+    return found
+
+
+def _is_date(headers: dict[str, str]) -> bool:
+    if "retry-after-ms" in headers or "retry-after" not in headers:
+        return False
+    try:
+        float(headers["retry-after"])
+    except ValueError:
+        return True
+    return False
+
+
+def _over_the_cap(where: str, outcome: Outcome, turn: TurnRecord) -> list[str]:
+    """mini_agent's backoff stays under its cap when the server named no wait."""
+    problems = []
+    for before, _, waited in retry_waits(turn.requests):
+        plan = before.plan
+        asked = requested_wait(plan.headers, received_at=outcome.wall_origin) if plan and not plan.connection else None
+        if asked is None and waited > BACKOFF_CAP + TOLERANCE:
+            problems.append(f"{where}: slept {waited:.3f}s after request {before.number}, over the {BACKOFF_CAP:g}s cap")
+    return problems

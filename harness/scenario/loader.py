@@ -49,6 +49,7 @@ def load_scenario(path: str | Path) -> Scenario:
         workspace=dict(document.get("workspace", {})),
         expect=_plain(document.get("expect", {})),
         probe=document.get("probe", True),
+        agent=document.get("agent"),
     )
 
 

@@ -42,6 +42,7 @@ class Scenario:
     workspace: dict[str, str] = field(default_factory=dict)
     expect: dict[str, Any] = field(default_factory=dict)
     probe: bool = True
+    agent: str | None = None  # run for this agent only (``mini_agent``)
 
 
 class ScenarioError(ValueError):

@@ -10,6 +10,8 @@ from typing import Any
 
 from harness.scenario.model import Scenario
 from harness.scenario.responder import RecordedRequest
+from harness.scenario.tool_map import ToolMap
+from harness.wire.clock import EPOCH_ORIGIN
 
 
 @dataclass
@@ -51,9 +53,15 @@ class Outcome:
     history: list[dict[str, Any]] | None
     files: dict[str, str | None]
     transcript: str
-    max_retries: int
+    max_retries: int | None
     virtual_seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # reported, not failed: an agent's own choices
+    not_checked: list[str] = field(default_factory=list)  # expectations this agent cannot show
+    agent_name: str | None = None  # "mini_agent" for the reference agent's adapter
+    wall_origin: float = EPOCH_ORIGIN  # the Unix time the run's virtual clock started at
+    tool_map: ToolMap = field(default_factory=ToolMap)
+    skipped: str | None = None  # why the scenario did not run for this agent
 
     @property
     def passed(self) -> bool:

@@ -6,15 +6,17 @@ Shared by the in-process transports (``transport``) and the socket server.
 
 from __future__ import annotations
 
+import email.utils
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from harness.oracle import Violation, check_request, wording
 from harness.oracle import error_body as violations_body
 from harness.oracle.betas import request_betas
+from harness.scenario.tool_map import ToolMap
 from harness.wire import json_body
 from harness.wire.api_errors import error_body
-from harness.wire.clock import VirtualClock
+from harness.wire.clock import EPOCH_ORIGIN, VirtualClock
 from harness.wire.plan import WirePlan, json_plan, plan_reply
 from harness.wire.replies import Reply
 
@@ -37,6 +39,12 @@ class RecordedRequest:
     reply: Reply | None = None
     plan: WirePlan | None = None
     violations: list[Violation] = field(default_factory=list)
+    finished: float | None = None  # when the answer was over: the body read, or the connection failed
+
+    def ended(self, at: float) -> None:
+        """Note when the answer was over (the first time only)."""
+        if self.finished is None:
+            self.finished = at
 
     @property
     def streaming(self) -> bool:
@@ -70,6 +78,7 @@ class Responder:
         self._label = label
         self._served_in_queue = 0
         self.signature_models: dict[str, str] = {}
+        self.tool_map = ToolMap()  # the agent's names for the standard tools
         self.queue(replies, label)
 
     def queue(self, replies: Iterable[Reply], label: str) -> None:
@@ -113,7 +122,7 @@ class Responder:
             plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
             plan.headers["x-should-retry"] = "false"
             return plan
-        reply = self._queue[self._served_in_queue]
+        reply = self.tool_map.reply_for_agent(self._queue[self._served_in_queue])
         self._served_in_queue += 1
         record.reply = reply
         model = (body.get("model") if isinstance(body, dict) else None) or self.model
@@ -121,6 +130,7 @@ class Responder:
             record.plan = plan_reply(
                 reply, streaming=record.streaming, request_id=request_id, message_id=f"msg_harness_{number:06d}", model=model
             )
+            record.plan.headers = dated(record.plan.headers, self.clock.wall_origin - EPOCH_ORIGIN)
         except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream
             where = f"the reply on line {reply.line}" if reply.line else f"reply {self._served_in_queue} of {self._label}"
             self.problems.append(f"{where} cannot be served: {type(error).__name__}: {error}")
@@ -154,6 +164,28 @@ def error_body_with_id(violations: list[Violation], request_id: str) -> dict[str
     """The 400 body for a request that breaks the API's rules."""
     return dict(violations_body(violations), request_id=request_id)
 
+
+
+def dated(headers: dict[str, str], shift: float) -> dict[str, str]:
+    """``headers`` with an HTTP-date ``retry-after`` moved by ``shift`` seconds: a
+    scenario writes dates on the virtual clock, which starts at 2026-01-01T00:00:00Z; a
+    run whose wall clock starts elsewhere gets the same waits."""
+    value = headers.get("retry-after")
+    if not shift or value is None or _is_number(value):
+        return headers
+    parsed = email.utils.parsedate_tz(value)
+    if parsed is None:
+        return headers
+    moved = email.utils.formatdate(email.utils.mktime_tz(parsed) + shift, usegmt=True)
+    return {**headers, "retry-after": moved}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _json_or_text(content: bytes) -> Any:

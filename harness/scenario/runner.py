@@ -3,34 +3,48 @@ replies per turn; the outcome holds everything that happened and every problem f
 
 from __future__ import annotations
 
+import importlib
 import tempfile
+import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from harness.agents.base import AgentFactory
+from harness.agents.context import AgentContext
+from harness.agents.driver import TurnDriver, build_agent
+from harness.agents.loading import DEFAULT_AGENT, load_factory
+from harness.scenario.clients import TEST_API_KEY, scenario_clients
 from harness.scenario.expectations import check_expectations
-from harness.scenario.invariants import DEFAULT_MAX_RETRIES, check_invariants
+from harness.scenario.invariants import MINI_AGENT, check_invariants
 from harness.scenario.model import Scenario, Turn
 from harness.scenario.outcome import Outcome, TurnRecord
 from harness.scenario.responder import DEFAULT_MODEL, Responder
-from harness.scenario.transport import ScenarioTransport, sync_client
+from harness.scenario.tool_map import ToolMap
+from harness.scenario.transport import ScenarioTransport
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
 
 PROBE_LINE = "Are you still there?"
 PROBE_REPLY = Reply(message={"text": "Still here."})
 MAX_FILE_SNAPSHOT = 1_000_000
+MINI_AGENT_MAX_RETRIES = 5  # mini_agent's own default, checked when a scenario names none
 
 
 def run_scenario(
     scenario: Scenario,
     *,
-    factory: AgentFactory | None = None,
+    agent: str | Callable[..., Any] | None = None,
+    factory: Callable[..., Any] | None = None,
     write: Callable[[str], object] | None = None,
 ) -> Outcome:
     """Run every turn (and the probe turn), then check invariants and expectations.
-    ``factory`` builds the agent (default: mini_agent with the scenario's settings)."""
-    clock = VirtualClock()
+
+    ``agent`` names the agent under test: ``MODULE:FACTORY`` or the factory itself
+    (``factory`` is the same, by its older name); by default mini_agent. The factory gets
+    an ``AgentContext`` (see ``harness.agents.context``)."""
+    chosen = agent if agent is not None else factory
+    build = load_factory(chosen) if isinstance(chosen, str) else chosen or load_factory(DEFAULT_AGENT)
+    clock = VirtualClock(wall_origin=float(int(time.time())))
     responder = Responder(clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL))
     transport = ScenarioTransport(responder)
     transcript: list[str] = []
@@ -40,20 +54,32 @@ def run_scenario(
         if write:
             write(text)
 
-    with tempfile.TemporaryDirectory(prefix="harness-") as tmp:
+    driver = TurnDriver()
+    with tempfile.TemporaryDirectory(prefix="harness-") as tmp, ExitStack() as servers:
         workspace = Path(tmp).resolve()
         for name, content in scenario.workspace.items():
             (workspace / name).parent.mkdir(parents=True, exist_ok=True)
             (workspace / name).write_text(content, encoding="utf-8")
-        build = factory or default_factory(scenario)
-        agent = build(sync_client(transport), clock, workspace)
+        client, async_client = scenario_clients(transport)
+        ctx = AgentContext(
+            client, async_client, workspace, clock, TEST_API_KEY, scenario.settings,
+            start_loopback=_loopback(responder, servers),
+        )
+        under_test = build_agent(build, ctx)
+        name = getattr(under_test, "harness_agent_name", None)
+        if scenario.agent is not None and scenario.agent != name:
+            return _skipped(scenario, name, f"{scenario.agent}'s scenario")
+        responder.tool_map = ToolMap(getattr(under_test, "tool_map", None))
         turns = list(scenario.turns)
         if scenario.probe:
             turns.append(Turn(PROBE_LINE, (PROBE_REPLY,), expect={"end": "end_turn"}))
         records = []
-        for number, turn in enumerate(turns, 1):
-            label = "the probe turn" if scenario.probe and number == len(turns) else f"turn {number}"
-            records.append(_drive_turn(agent, turn, number, label, responder, emit))
+        try:
+            for number, turn in enumerate(turns, 1):
+                label = "the probe turn" if scenario.probe and number == len(turns) else f"turn {number}"
+                records.append(_drive_turn(under_test, driver, turn, number, label, responder, emit))
+        finally:
+            driver.close()
         files = _snapshot(workspace)
         text = "".join(transcript).replace(str(workspace), "<workspace>")
     outcome = Outcome(
@@ -61,18 +87,42 @@ def run_scenario(
         records,
         list(responder.requests),
         list(zip(clock.sleep_times, clock.sleep_marks, clock.sleeps)),
-        getattr(agent, "messages", None),
+        getattr(under_test, "messages", None),
         files,
         text,
-        scenario.settings.get("max_retries", DEFAULT_MAX_RETRIES),
+        scenario.settings.get("max_retries", MINI_AGENT_MAX_RETRIES if name == MINI_AGENT else None),
         clock.now(),
+        agent_name=name,
+        wall_origin=clock.wall_origin,
+        tool_map=responder.tool_map,
     )
-    outcome.problems = list(responder.problems) + check_invariants(outcome) + check_expectations(outcome)
+    found = check_invariants(outcome)
+    outcome.problems = list(responder.problems) + found.problems + check_expectations(outcome)
+    outcome.notes = found.notes
     return outcome
 
 
+def _skipped(scenario: Scenario, name: str | None, why: str) -> Outcome:
+    return Outcome(scenario, [], [], [], None, {}, "", None, agent_name=name, skipped=why)
+
+
+def _loopback(responder: Responder, servers: ExitStack) -> Callable[[], str]:
+    """Start, on first use, the socket server over the same responder (found by name:
+    the server builds on this package)."""
+    started: list[str] = []
+
+    def start() -> str:
+        if not started:
+            server_class = importlib.import_module("harness.serve.server").FaultServer
+            started.append(servers.enter_context(server_class(responder, time_scale=0)).url)
+        return started[0]
+
+    return start
+
+
 def _drive_turn(
-    agent: Any, turn: Turn, number: int, label: str, responder: Responder, emit: Callable[[str], object]
+    agent: Any, driver: TurnDriver, turn: Turn, number: int, label: str, responder: Responder,
+    emit: Callable[[str], object],
 ) -> TurnRecord:
     record = TurnRecord(number, turn.user, label, first_mark=responder.clock.mark())
     first = len(responder.requests)
@@ -85,7 +135,7 @@ def _drive_turn(
         emit(command_output)
     else:
         renderer = agent.renderer() if hasattr(agent, "renderer") else None
-        for event in _events(agent, turn, record):
+        for event in _events(agent, driver, turn, record):
             record.events.append((responder.clock.now(), responder.clock.mark(), event))
             if renderer is not None:
                 emit(renderer.render(event))
@@ -97,11 +147,13 @@ def _drive_turn(
     return record
 
 
-def _events(agent: Any, turn: Turn, record: TurnRecord) -> Iterator[Any]:
+def _events(agent: Any, driver: TurnDriver, turn: Turn, record: TurnRecord) -> Iterator[Any]:
     """The turn's events, with the scenario's interrupt applied; never raises."""
     interrupt = turn.interrupt
     try:
-        turn_events = agent.run_turn(turn.user)
+        turn_events = driver.start(agent, turn.user)
+        if turn_events is None:
+            return
         iterator = iter(turn_events)
         count = 0
         for event in iterator:
@@ -142,8 +194,6 @@ def _snapshot(workspace: Path) -> dict[str, str | None]:
     return files
 
 
-def default_factory(scenario: Scenario) -> AgentFactory:
-    """mini_agent, with the scenario's settings."""
-    from harness.agents.mini_agent import scenario_factory
-
-    return scenario_factory(scenario.settings)
+def default_factory(scenario: Scenario) -> Callable[..., Any]:
+    """The factory a run uses when none is named: mini_agent's adapter."""
+    return load_factory(DEFAULT_AGENT)

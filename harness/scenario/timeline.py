@@ -23,8 +23,13 @@ def format_timeline(outcome: Outcome) -> str:
     rows += [(mark, began, f"    ⏸ sleep {seconds:.3f}s") for began, mark, seconds in outcome.sleeps]
     rows.sort()
     lines = [f"scenario {scenario.name} ({scenario.path})", f"  {scenario.about}"]
+    if outcome.skipped:
+        return "\n".join([*lines, f"  skipped: {outcome.skipped}"])
     lines += [f"  t={at:8.3f}s {text}" for _, at, text in rows]
     lines += [f"  ✗ {problem}" for problem in outcome.problems]
+    lines += [f"  ⚠ {note}" for note in outcome.notes]
+    if outcome.not_checked:
+        lines.append(f"  ○ not checked for this agent: {', '.join(outcome.not_checked)}")
     return "\n".join(lines)
 
 

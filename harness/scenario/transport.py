@@ -7,9 +7,8 @@ thing; the SDK wraps them (before the response) or lets them through (mid-body).
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Iterable, Iterator
+from typing import AsyncIterator, Callable, Iterable, Iterator
 
-import anthropic
 import httpx2
 
 from harness.scenario.responder import RecordedRequest, Responder
@@ -25,23 +24,28 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     """A plan's body as an httpx2 byte stream: its chunks, with virtual time passing
     between them, then the ending the plan says (a cut, a stall, Ctrl+C)."""
 
-    def __init__(self, plan: WirePlan, clock: VirtualClock) -> None:
+    def __init__(self, plan: WirePlan, clock: VirtualClock, on_end: Callable[[], None] | None = None) -> None:
         self.plan = plan
         self.clock = clock
+        self.on_end = on_end
 
     def __iter__(self) -> Iterator[bytes]:
         chunks, delays = self.plan.chunks, self.plan.delays
-        if _whole_frames_at_once(chunks, delays):
-            # One read, as a socket delivers what is already there: the same bytes at the
-            # same virtual time, and no frame is split, so no SSE client can tell; it only
-            # spares the client its per-read cost (~15 µs a chunk in the SDK).
-            self.clock.advance(delays[0])
-            yield b"".join(chunks)
-        else:
-            for chunk, delay in zip(chunks, delays):
-                self.clock.advance(delay)
-                yield chunk
-        raise_ending(self.plan, self.clock)
+        try:
+            if _whole_frames_at_once(chunks, delays):
+                # One read, as a socket delivers what is already there: the same bytes at the
+                # same virtual time, and no frame is split, so no SSE client can tell; it only
+                # spares the client its per-read cost (~15 µs a chunk in the SDK).
+                self.clock.advance(delays[0])
+                yield b"".join(chunks)
+            else:
+                for chunk, delay in zip(chunks, delays):
+                    self.clock.advance(delay)
+                    yield chunk
+            raise_ending(self.plan, self.clock)
+        finally:
+            if self.on_end is not None:
+                self.on_end()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for chunk in self:  # noqa: the sync walk never blocks: time is virtual
@@ -91,12 +95,18 @@ def raise_connection_fault(fault: str, request: httpx2.Request, clock: VirtualCl
     raise ValueError(f"unknown connection fault {fault!r}")
 
 
-def plan_response(plan: WirePlan, request: httpx2.Request, clock: VirtualClock) -> httpx2.Response:
+def plan_response(
+    plan: WirePlan, request: httpx2.Request, clock: VirtualClock, on_end: Callable[[], None] | None = None
+) -> httpx2.Response:
     """What httpx2 hands the client for ``plan``: the response, its body streamed as the
     plan says; or the connection fault raised, when there is no response at all."""
     if plan.connection is not None:
-        raise_connection_fault(plan.connection, request, clock)
-    return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, clock))
+        try:
+            raise_connection_fault(plan.connection, request, clock)
+        finally:
+            if on_end is not None:
+                on_end()
+    return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, clock, on_end))
 
 
 class _Base:
@@ -111,7 +121,8 @@ class _Base:
 
     def _respond(self, request: httpx2.Request, content: bytes) -> httpx2.Response:
         plan = self.responder.respond(request.method, request.url.path, request.headers, content)
-        return plan_response(plan, request, self.clock)
+        record = self.responder.requests[-1]
+        return plan_response(plan, request, self.clock, lambda: record.ended(self.clock.now()))
 
 
 class ScenarioTransport(_Base, httpx2.BaseTransport):
@@ -126,18 +137,3 @@ class AsyncScenarioTransport(_Base, httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         return self._respond(request, await request.aread())
-
-
-TEST_API_KEY = "harness-test-key"
-
-
-def sync_client(transport: ScenarioTransport, *, api_key: str = TEST_API_KEY) -> anthropic.Anthropic:
-    """An SDK client whose every request goes to ``transport``; SDK retries off."""
-    return anthropic.Anthropic(api_key=api_key, max_retries=0, http_client=httpx2.Client(transport=transport))
-
-
-def async_client(transport: AsyncScenarioTransport, *, api_key: str = TEST_API_KEY) -> anthropic.AsyncAnthropic:
-    """The async twin of ``sync_client``."""
-    return anthropic.AsyncAnthropic(
-        api_key=api_key, max_retries=0, http_client=httpx2.AsyncClient(transport=transport)
-    )

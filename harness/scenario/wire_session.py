@@ -8,16 +8,13 @@ from pathlib import Path
 
 import anthropic
 
-from harness.scenario.invariants import DEFAULT_MAX_RETRIES, wire_invariants
+from harness.scenario.clients import async_client, sync_client
+from harness.scenario.invariants import wire_invariants
+from harness.scenario.wire_view import kept_partial_text
 from harness.scenario.loader import load_scenario
 from harness.scenario.model import Scenario
 from harness.scenario.responder import Responder
-from harness.scenario.transport import (
-    AsyncScenarioTransport,
-    ScenarioTransport,
-    async_client,
-    sync_client,
-)
+from harness.scenario.transport import AsyncScenarioTransport, ScenarioTransport
 from harness.wire.clock import VirtualClock
 
 
@@ -55,13 +52,12 @@ class WireSession:
     def problems(self) -> list[str]:
         """Every broken invariant and expectation so far."""
         self._end_turn()
-        problems = list(self.responder.problems)
-        max_retries = self.scenario.settings.get("max_retries", DEFAULT_MAX_RETRIES)
-        sleeps = list(zip(self.clock.sleep_times, self.clock.sleep_marks, self.clock.sleeps))
+        problems = list(self.responder.problems) + kept_partial_text(self.responder.requests)
+        max_retries = self.scenario.settings.get("max_retries")
         for index, (first, last) in enumerate(self._marks):
             requests = [r for r in self.responder.requests if first <= r.mark <= last]
             label = f"turn {index + 1}"
-            problems += wire_invariants(label, requests, sleeps, max_retries, (first, last))
+            problems += wire_invariants(label, requests, max_retries=max_retries, wall_origin=self.clock.wall_origin).problems
             expected = self.scenario.turns[index].expect.get("requests")
             if expected is not None and expected != len(requests):
                 problems.append(f"{label}: expect.requests: expected {expected}, the client made {len(requests)}")

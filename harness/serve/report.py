@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from harness.scenario.invariants import DEFAULT_MAX_RETRIES, wire_invariants
+from harness.scenario.invariants import wire_invariants
+from harness.scenario.wire_view import kept_partial_text
 from harness.scenario.model import Scenario
 from harness.scenario.responder import Responder
 from harness.serve.server import FaultServer
@@ -44,22 +45,22 @@ def build_server(
 def check_served(scenario: Scenario, server: FaultServer) -> list[str]:
     """The scenario's wire-level invariants and request counts over what was served."""
     responders = [server.responder] if server.responder is not None else list(server.sessions.values())
-    max_retries = scenario.settings.get("max_retries", DEFAULT_MAX_RETRIES)
+    max_retries = scenario.settings.get("max_retries")
     problems: list[str] = []
     for responder in responders:
-        problems += responder.problems
+        problems += responder.problems + kept_partial_text(responder.requests)
         problems += _per_turn(scenario, responder, max_retries)
     return problems
 
 
-def _per_turn(scenario: Scenario, responder: Responder, max_retries: int) -> list[str]:
+def _per_turn(scenario: Scenario, responder: Responder, max_retries: int | None) -> list[str]:
     """Group the served requests by the turn whose reply answered them, then check each."""
     served = [r for r in responder.requests if r.reply is not None]
     problems, start = [], 0
     for number, turn in enumerate(scenario.turns, 1):
         requests = served[start : start + len(turn.replies)]
         start += len(turn.replies)
-        problems += wire_invariants(f"turn {number}", requests, [], max_retries, (0, 0))
+        problems += wire_invariants(f"turn {number}", requests, max_retries=max_retries).problems
         expected = turn.expect.get("requests")
         if expected is not None and len(requests) != expected:
             problems.append(f"turn {number}: expect.requests: expected {expected}, the clients made {len(requests)}")

@@ -53,7 +53,7 @@ import time
 from os import PathLike
 from typing import IO, Any, Callable
 
-from harness.scenario.responder import Responder
+from harness.scenario.responder import RecordedRequest, Responder
 from harness.serve.endpoints import count_tokens, models
 from harness.serve.log import LogEntry, RequestLog
 from harness.serve.sessions import session_key
@@ -110,6 +110,7 @@ class FaultServer:
         self._threads: set[threading.Thread] = set()
         self._connections: set[socket.socket] = set()
         self._sender = PlanSender(self.time_scale, self._stopping)
+        self._started = time.monotonic()
 
     @property
     def url(self) -> str:
@@ -130,6 +131,7 @@ class FaultServer:
             raise ServerError(f"cannot listen on {self.host} port {self.port}: {exc.strerror or exc}") from None
         self.port = self._listener.getsockname()[1]
         self.log.open()
+        self._started = time.monotonic()
         self._spawn(self._accept_loop)
         return self
 
@@ -212,8 +214,9 @@ class FaultServer:
 
     def _answer(self, conn: Connection, request: Request) -> bool:
         """Answer one request; whether the connection stays open for the next."""
+        record = None
         if request.method == "POST" and request.path == "/v1/messages":
-            plan, entry = self._messages(request)
+            plan, entry, record = self._messages(request)
         elif request.method == "POST" and request.path == "/v1/messages/count_tokens":
             entry = self._entry(request, status=200, answer="")
             plan = count_tokens(request, entry, _request_id(entry))
@@ -225,16 +228,24 @@ class FaultServer:
             message = f"Not found: {request.method} {request.path}"
             plan = json_plan(404, error_body("not_found_error", message, _request_id(entry)), _request_id(entry))
         self.log.write(entry)
-        if plan.connection is not None:
-            self._sender.connection_fault(conn.sock, plan.connection)
-            return False
-        streamed = plan.headers.get("content-type", "").startswith("text/event-stream")
-        chunked = request.version == "HTTP/1.1" and (streamed or plan.ending != "complete")
-        return self._sender.send(conn.sock, plan, keep_alive=request.keep_alive, chunked=chunked)
+        try:
+            if plan.connection is not None:
+                self._sender.connection_fault(conn.sock, plan.connection)
+                return False
+            streamed = plan.headers.get("content-type", "").startswith("text/event-stream")
+            chunked = request.version == "HTTP/1.1" and (streamed or plan.ending != "complete")
+            return self._sender.send(conn.sock, plan, keep_alive=request.keep_alive, chunked=chunked)
+        finally:
+            if record is not None:
+                record.ended(self.elapsed())
 
     # -- endpoints ----------------------------------------------------------------
 
-    def _messages(self, request: Request) -> tuple[WirePlan, LogEntry]:
+    def elapsed(self) -> float:
+        """Real seconds since the server started: on a socket, time is real."""
+        return time.monotonic() - self._started
+
+    def _messages(self, request: Request) -> tuple[WirePlan, LogEntry, RecordedRequest]:
         entry = self._entry(request, status=None, answer="")
         with self._lock:  # a Responder serves one request at a time
             entry.session = session_key(request) if self._factory else None
@@ -248,6 +259,7 @@ class FaultServer:
                 plan.headers["x-should-retry"] = "false"
                 responder.problems.append(message)
             record = responder.requests[-1]
+            record.time = self.elapsed()  # arrival, in real time
             problems = responder.problems[known:]  # no reply left, a reply that cannot be served
         entry.streaming = record.streaming
         entry.violations = [str(v) for v in record.violations]
@@ -259,7 +271,7 @@ class FaultServer:
         else:
             entry.answer = record.reply.describe() if record.reply else "no reply"
         entry.fault = plan.connection or (plan.ending if plan.ending != "complete" else None)
-        return plan, entry
+        return plan, entry, record
 
     def _entry(self, request: Request, *, status: int | None, answer: str, checked: bool = True) -> LogEntry:
         return self.log.entry(request.method, request.path, request.peer, status=status, answer=answer, checked=checked)

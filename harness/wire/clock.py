@@ -19,6 +19,7 @@ class VirtualClock:
     """
 
     now_seconds: float = 0.0
+    wall_origin: float = EPOCH_ORIGIN  # the Unix time that ``now() == 0`` stands for
     sleeps: list[float] = field(default_factory=list)
     sleep_times: list[float] = field(default_factory=list)
     sleep_marks: list[int] = field(default_factory=list)
@@ -35,7 +36,7 @@ class VirtualClock:
 
     def wall(self) -> float:
         """Unix time that corresponds to ``now()`` (for HTTP dates)."""
-        return EPOCH_ORIGIN + self.now_seconds
+        return self.wall_origin + self.now_seconds
 
     def sleep(self, seconds: float) -> None:
         """Record the delay and advance time by it."""

@@ -14,10 +14,11 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from harness.agents.mini_agent import mini_agent_factory, settings_for
 from harness.oracle import check_history
+from harness.scenario.clients import sync_client
 from harness.scenario.found import save_counterexample
 from harness.scenario.model import Scenario, Turn
 from harness.scenario.responder import Responder
-from harness.scenario.transport import ScenarioTransport, sync_client
+from harness.scenario.transport import ScenarioTransport
 from harness.strategies import (
     BIG_BUDGET,
     Interruption,

@@ -1,0 +1,59 @@
+"""Naming an agent: ``MODULE:FACTORY`` (``examples.careful_agent:make_agent``), or a file
+and a name (``agents/mine.py:build``), as ``--agent``, ``--harness-agent`` and the
+``harness_agent`` ini key take it. The current folder is searched too, after what is
+installed or on ``PYTHONPATH``."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+DEFAULT_AGENT = "harness.agents.mini_agent:factory"
+FORM = "MODULE:FACTORY, e.g. examples.careful_agent:make_agent or path/to/agent.py:make_agent"
+
+
+class AgentSpecError(ValueError):
+    """An agent name that does not lead to a callable factory; the message says why."""
+
+
+def load_factory(spec: str) -> Callable[..., Any]:
+    """The factory that ``spec`` names."""
+    module_name, colon, attribute = spec.rpartition(":")
+    if not colon or not module_name or not attribute.isidentifier():
+        raise AgentSpecError(f"agent {spec!r}: expected {FORM}")
+    module = _module(spec, module_name)
+    factory = getattr(module, attribute, None)
+    if factory is None:
+        public = sorted(name for name, value in vars(module).items() if callable(value) and not name.startswith("_"))
+        raise AgentSpecError(f"agent {spec!r}: {module_name} has no {attribute!r}; callables there: {', '.join(public) or 'none'}")
+    if not callable(factory):
+        raise AgentSpecError(f"agent {spec!r}: {attribute} is a {type(factory).__name__}, not a factory")
+    return factory
+
+
+def _module(spec: str, name: str) -> Any:
+    if name.endswith(".py"):
+        path = Path(name)
+        if not path.is_file():
+            raise AgentSpecError(f"agent {spec!r}: no such file {path}")
+        loaded = importlib.util.spec_from_file_location(f"harness_agent_{path.stem}", path)
+        assert loaded is not None and loaded.loader is not None
+        module = importlib.util.module_from_spec(loaded)
+        sys.modules[loaded.name] = module
+        loaded.loader.exec_module(module)
+        return module
+    here = str(Path.cwd())
+    if here not in sys.path:
+        sys.path.append(here)  # last: what is installed, or on PYTHONPATH, comes first
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name and name.startswith(error.name):
+            raise AgentSpecError(
+                f"agent {spec!r}: no module named {error.name!r} (run from the folder that holds it, or put that "
+                f"folder on PYTHONPATH)"
+            ) from None
+        raise
