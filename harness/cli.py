@@ -76,12 +76,13 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     """Add ``record``, ``replay`` and ``scan`` to the ``harness`` parser."""
     record = commands.add_parser(
         "record",
-        help="record a mini_agent session into a vcrpy cassette",
-        description="Run mini_agent over the given lines (one turn each) against the real API "
+        help="record an agent's session (mini_agent by default) into a vcrpy cassette",
+        description="Run the agent (--agent, else mini_agent) over the given lines (one turn each) against the real API "
         "(ANTHROPIC_API_KEY) or --base-url, recording every interaction with vcrpy. Headers are "
         "kept by allowlist, secrets redacted, the file scanned and written atomically.",
     )
     record.add_argument("--cassette", required=True, help="the cassette file to write")
+    record.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent to record (default: mini_agent)")
     record.add_argument("--base-url", help="an Anthropic-compatible server (default: ANTHROPIC_BASE_URL, else the real API)")
     record.add_argument("--model", help="the model (default: mini_agent's)")
     record.add_argument(
@@ -95,11 +96,12 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
 
     replay = commands.add_parser(
         "replay",
-        help="replay a cassette through mini_agent, offline",
-        description="Drive mini_agent from a cassette with the network blocked and print the "
+        help="replay a cassette through an agent (mini_agent by default), offline",
+        description="Drive the agent (--agent, else mini_agent) from a cassette with the network blocked and print the "
         "transcript; a request that differs from the recorded one fails with a diff.",
     )
     replay.add_argument("cassette")
+    replay.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent to replay it to (default: mini_agent)")
     replay.add_argument("--engine", choices=("harness", "vcr"), default="harness", help="the indexed transport, or vcrpy")
     replay.add_argument("--match-on", choices=tuple(MATCHING), default="body")
     replay.add_argument("--cwd", default=".", help="the tools' working directory (the recording's files must be there)")

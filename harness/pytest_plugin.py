@@ -36,7 +36,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--harness-found-dir", metavar="DIR", default=None,
         help="where failing property tests save their scenario (default: $HARNESS_FOUND_DIR or scenarios/found)",
     )
+    group.addoption(
+        "--harness-agent", metavar="MODULE:FACTORY", default=None,
+        help="the agent scenario files are run against (default: the harness_agent ini key, else mini_agent)",
+    )
     parser.addini("harness_scenario_dirs", "folder names whose YAML files are scenarios", type="args", default=["scenarios"])
+    parser.addini("harness_agent", "MODULE:FACTORY of the agent scenario files are run against", default="")
     cassette_fixtures.add_options(parser)
 
 
@@ -49,6 +54,12 @@ def pytest_configure(config: pytest.Config) -> None:
         from harness.scenario.found import FOUND_DIR_VARIABLE
 
         os.environ[FOUND_DIR_VARIABLE] = str(Path(config.getoption("--harness-found-dir")).resolve())
+    if config.getoption("--harness-agent"):  # properties read it from the environment, as subprocesses do
+        import os
+
+        from harness.scenario.pytest_items import AGENT_VARIABLE
+
+        os.environ[AGENT_VARIABLE] = config.getoption("--harness-agent")
     if config.getoption("--update-golden"):
         import os
 
@@ -83,3 +94,26 @@ def fault_api(request: pytest.FixtureRequest) -> Iterator[Any]:
     problems = session.problems()
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
+
+
+@pytest.fixture
+def harness_agent(request: pytest.FixtureRequest) -> Any:
+    """The agent under test: ``--harness-agent``, the ``harness_agent`` ini key, or None
+    (mini_agent). Override it to return your factory."""
+    from harness.scenario.pytest_items import configured_agent
+
+    return configured_agent(request.config)
+
+
+@pytest.fixture
+def harness_run(request: pytest.FixtureRequest, harness_agent: Any) -> Any:
+    """``harness_run(path, agent=None) -> Outcome``: run a scenario file (relative to the
+    rootdir) against ``agent``, by default the ``harness_agent`` fixture's."""
+    from harness.scenario.loader import load_scenario
+    from harness.scenario.runner import run_scenario
+
+    def run(path: str | Path, agent: Any = None) -> Any:
+        file = Path(path) if Path(path).is_absolute() else Path(request.config.rootpath) / path
+        return run_scenario(load_scenario(file), agent=agent if agent is not None else harness_agent)
+
+    return run

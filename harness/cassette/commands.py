@@ -1,7 +1,7 @@
 """The cassette commands of ``harness`` (the arguments are parsed in ``harness.cli``):
 
-    harness record --cassette FILE [--base-url URL] [--model M] [--record-mode MODE] [--cwd DIR] -- LINE…
-    harness replay CASSETTE [--engine harness|vcr] [--match-on body|order] [--cwd DIR] [-- LINE…]
+    harness record --cassette FILE [--agent MODULE:FACTORY] [--base-url URL] [--model M] [--record-mode MODE] [--cwd DIR] -- LINE…
+    harness replay CASSETTE [--agent MODULE:FACTORY] [--engine harness|vcr] [--match-on body|order] [--cwd DIR] [-- LINE…]
     harness scan [PATHS…]            exit 1 on anything that looks like a secret (default: cassettes/)
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+
+from harness.agents.loading import AgentSpecError, load_factory
 
 EXIT_INTERRUPTED = 130
 
@@ -20,12 +22,13 @@ def cmd_record(args: argparse.Namespace) -> int:
     from harness.cassette.recorder import SecretsFound
 
     try:
-        settings, _ = settings_from_environment()  # MINI_AGENT_*, as mini_agent itself reads them
+        factory = load_factory(args.agent) if args.agent else None
+        settings = None if factory else settings_from_environment()[0]  # MINI_AGENT_*, as mini_agent reads them
         result = record_session(
             args.cassette, args.lines, base_url=args.base_url, model=args.model, record_mode=args.record_mode,
-            match_on=args.match_on, cwd=args.cwd, settings=settings, write=_live,
+            match_on=args.match_on, cwd=args.cwd, factory=factory, settings=settings, write=_live,
         )
-    except (CassetteExists, RecordingFailed, SettingsError) as error:
+    except (CassetteExists, RecordingFailed, SettingsError, AgentSpecError) as error:
         print(f"harness record: {error}", file=sys.stderr)
         return 2
     except (SecretsFound, ReplayMismatch) as error:
@@ -51,16 +54,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from harness.wire.cassette_file import CassetteError, load_cassette
 
     try:
-        base, _ = settings_from_environment()  # what the recording ran with, as far as requests do not show it
-        settings = settings_from_cassette(request_bodies(load_cassette(args.cassette)), base)
+        factory = load_factory(args.agent) if args.agent else None
+        settings = None
+        if factory is None:  # mini_agent: what the recording ran with, as far as requests do not show it
+            base, _ = settings_from_environment()
+            settings = settings_from_cassette(request_bodies(load_cassette(args.cassette)), base)
         result = replay_session(
             args.cassette, args.lines or None, engine=args.engine, match_on=args.match_on, cwd=args.cwd,
-            settings=settings, write=_live,
+            factory=factory, settings=settings, write=_live,
         )
     except (ReplayMismatch, NetworkBlocked) as error:
         print(f"\nharness replay: {error}", file=sys.stderr)
         return 1
-    except (CassetteError, SettingsError) as error:
+    except (CassetteError, SettingsError, AgentSpecError) as error:
         print(f"harness replay: {error}", file=sys.stderr)
         return 2
     print(f"\n{result.requests} request(s) replayed from {args.cassette} ({args.engine})")

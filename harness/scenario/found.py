@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from harness.agents.base import AgentFactory
 from harness.scenario.dump import dump_scenario, write_scenario
@@ -48,20 +48,22 @@ def found_dir() -> Path:
 def run_and_record(
     scenario: Scenario,
     *,
+    agent: str | Callable[..., Any] | None = None,
     factory_for: Callable[[Scenario], AgentFactory] | None = None,
     checks: Iterable[Check] = (),
     folder: Path | None = None,
     settle: bool = True,
 ) -> Outcome:
     """Run ``scenario``; on any problem (or a crash of the run itself) save it as YAML
-    and raise ``Counterexample`` with the timeline. ``factory_for(scenario)`` builds the
-    agent (default: mini_agent with the scenario's settings). ``checks`` add problems of
+    and raise ``Counterexample`` with the timeline. ``agent`` is the agent under test
+    (``MODULE:FACTORY`` or a factory; default mini_agent), or ``factory_for(scenario)``
+    builds one per scenario. ``checks`` add problems of
     their own (they are named in the file's ``about``; ``harness run`` checks only the
     built-in invariants and ``expect``). ``settle``: a turn cut short by an
     ``interrupt: {at_event: k}`` keeps only the replies it used (where Ctrl+C lands
     cannot be foretold)."""
     def run(scenario: Scenario) -> Outcome:
-        return run_scenario(scenario, factory=factory_for(scenario) if factory_for else None)
+        return run_scenario(scenario, agent=factory_for(scenario) if factory_for else agent)
 
     try:
         outcome = run(scenario)

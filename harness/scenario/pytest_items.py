@@ -3,6 +3,7 @@ prints the timeline, a broken file its ``path:line:col`` problems, never a trace
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -26,19 +27,35 @@ class ScenarioFile(pytest.File):
         yield ScenarioItem.from_parent(self, name=scenario.name, scenario=scenario)
 
 
+AGENT_VARIABLE = "HARNESS_AGENT"
+
+
+def configured_agent(config: pytest.Config) -> str | None:
+    """The agent named by ``--harness-agent``, ``$HARNESS_AGENT`` or the ``harness_agent``
+    ini key, in that order (None: mini_agent)."""
+    named = config.getoption("harness_agent", default=None) or os.environ.get(AGENT_VARIABLE)
+    return named or config.getini("harness_agent") or None
+
+
 class ScenarioFailed(Exception):
     """A scenario whose invariants or expectations did not hold."""
 
 
 class ScenarioItem(pytest.Item):
-    """Runs one scenario against mini_agent; a failure prints the timeline."""
+    """Runs one scenario against the configured agent (``--harness-agent``, the
+    ``harness_agent`` ini key, else mini_agent); a failure prints the timeline, a scenario
+    for another agent is skipped."""
 
     def __init__(self, *, scenario: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario = scenario
 
     def runtest(self) -> None:
-        outcome = run_scenario(self.scenario)
+        outcome = run_scenario(self.scenario, agent=configured_agent(self.config))
+        if outcome.skipped:
+            pytest.skip(outcome.skipped)
+        for note in outcome.notes:
+            self.user_properties.append(("note", note))
         if outcome.problems:
             raise ScenarioFailed(format_timeline(outcome))
 

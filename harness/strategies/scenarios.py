@@ -45,12 +45,15 @@ def scenarios(
     max_replies: int = 4,
     tools: Sequence[ToolLike] | None = None,
     interrupts: bool | None = None,
+    agent_events: bool = True,
     name: str = "generated",
 ) -> Scenario:
     """A whole Scenario: small settings (max_retries 0-3), a workspace, 1-``max_turns``
     turns of fault schedules with at most ``max_replies`` replies, each turn's
     ``expect`` holding what its schedule foretells. ``interrupts``: every turn is
-    interrupted (True), none is (False), or now and then (None)."""
+    interrupted (True), none is (False), or now and then (None). ``agent_events``:
+    the agent yields mini_agent's events, so Ctrl+C may also come at its k-th event or
+    as a tool is called; otherwise only while a reply streams (which any agent meets)."""
     max_retries = draw(st.integers(0, 3))
     settings: dict[str, Any] = {"max_retries": max_retries}
     if draw(st.integers(0, 3)) == 0:
@@ -60,8 +63,10 @@ def scenarios(
     for _ in range(draw(st.integers(1, max_turns))):
         schedule = draw(fault_schedules(tools=tools, max_retries=max_retries, max_replies=max_replies))
         if interrupts or (interrupts is None and draw(st.integers(0, 2)) == 0):
-            kinds = ("event", *(["stream"] if schedule.answers else []), *(["tool"] if schedule.tools_run else []))
-            schedule = schedule.interrupted(draw(interruption_points(kinds=kinds)))
+            kinds = (*(["event"] if agent_events else []), *(["stream"] if schedule.answers else []),
+                     *(["tool"] if schedule.tools_run and agent_events else []))
+            if kinds:
+                schedule = schedule.interrupted(draw(interruption_points(kinds=tuple(kinds))))
         budget = max(budget, schedule.budget)
         turns.append(schedule.turn(draw(user_lines())))
     if budget > RETRY_BUDGET:

@@ -50,15 +50,17 @@ class Schedule:
     budget: float = 0.0  # the longest a request's retries may take, in virtual seconds
     answers: tuple[int, ...] = ()  # positions of the complete answers in ``replies``
     interrupt: Interrupt | None = None
+    policy: bool = False  # the outcome hangs on mini_agent's retry budget, not on the API's rules
 
     def turn(self, user: str) -> Turn:
-        """The Turn, with ``expect`` saying what the schedule foretells."""
+        """The Turn, with ``expect`` saying what the schedule foretells (under
+        ``mini_agent:`` when that hangs on mini_agent's own retry budget)."""
         expect: dict[str, Any] = {}
         if self.requests is not None:
             expect["requests"] = self.requests
         if self.end is not None:
             expect["end"] = self.end
-        return Turn(user, self.replies, self.interrupt, expect)
+        return Turn(user, self.replies, self.interrupt, {"mini_agent": expect} if self.policy and expect else expect)
 
     @property
     def tools_run(self) -> list[str]:
@@ -171,7 +173,8 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
             delay = effect.retry_after if effect.retry_after is not None else min(30.0, 2.0 ** (attempt - 1))
             gives_up = fault.headers.get("retry-after") == GIVE_UP_RETRY_AFTER
             if not effect.retryable or attempt > max_retries or gives_up:
-                return Schedule(tuple(served), len(served), "error", budget, tuple(positions))
+                policy = gives_up and effect.retryable and attempt <= max_retries
+                return Schedule(tuple(served), len(served), "error", budget, tuple(positions), policy=policy)
             elapsed += delay
             budget = max(budget, elapsed)
         positions.append(len(served))

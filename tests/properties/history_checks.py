@@ -1,22 +1,29 @@
-"""Checks on a run's final history that the always-on invariants make only indirectly."""
+"""Checks on a run's final history that the always-on invariants make only indirectly,
+read from the wire for any agent: the history is what the last request sent."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from harness.scenario.invariants import failed
 from harness.scenario.outcome import Outcome
+from harness.scenario.served import failed
 from harness.wire.sse_parse import final_message
 
 OMITTED_THINKING = "(earlier reasoning omitted)"  # what mini_agent leaves when a fallback drops thinking
 
 
+def sent_history(outcome: Outcome) -> list[dict[str, Any]]:
+    """The messages of the last request the agent sent (its whole history then)."""
+    bodies = [r.body for r in outcome.requests if isinstance(r.body, dict) and isinstance(r.body.get("messages"), list)]
+    return bodies[-1]["messages"] if bodies else []
+
+
 def tool_uses_answered_once(outcome: Outcome) -> list[str]:
     """Every tool_use has exactly one tool_result, in the message right after it."""
-    history = outcome.history or []
+    history = sent_history(outcome)
     problems = []
     for index, message in enumerate(history):
-        if message["role"] != "assistant" or not isinstance(message["content"], list):
+        if not isinstance(message, dict) or message.get("role") != "assistant" or not isinstance(message.get("content"), list):
             continue
         ids = [b["id"] for b in message["content"] if b.get("type") == "tool_use"]
         following = history[index + 1]["content"] if index + 1 < len(history) else []
@@ -37,8 +44,8 @@ def no_partial_messages(outcome: Outcome) -> list[str]:
     texts = {b["text"].rstrip() for content in complete for b in content if b.get("type") == "text"}
     thoughts = {b["thinking"] for content in complete for b in content if b.get("type") == "thinking"}
     problems = []
-    for index, message in enumerate(outcome.history or []):
-        if message["role"] != "assistant" or not isinstance(message["content"], list):
+    for index, message in enumerate(sent_history(outcome)):
+        if not isinstance(message, dict) or message.get("role") != "assistant" or not isinstance(message.get("content"), list):
             continue
         for block in message["content"]:
             kind = block.get("type")

@@ -10,13 +10,14 @@ from pathlib import Path
 from hypothesis import example, given
 
 from harness.scenario.found import run_and_record
-from harness.scenario.invariants import failed
 from harness.scenario.model import Interrupt, Scenario, Turn
 from harness.scenario.runner import run_scenario
+from harness.scenario.served import failed
 from harness.strategies import scenarios
 from harness.wire.replies import Reply
 
 from .budget import examples
+from .conftest import AGENT, AGENT_EVENTS
 from .history_checks import HISTORY_CHECKS
 
 
@@ -44,14 +45,14 @@ CTRL_C_AT_THE_ERROR_NOTICE = found("Ctrl+C at the error notice", Reply(error="au
 @examples(1)
 @given(scenarios(interrupts=False))
 def test_any_fault_schedule_ends_the_turn_with_a_valid_history(scenario: Scenario) -> None:
-    run_and_record(scenario, checks=HISTORY_CHECKS)
+    run_and_record(scenario, agent=AGENT, checks=HISTORY_CHECKS)
 
 
 @example(CTRL_C_AT_THE_ERROR_NOTICE)
 @examples(1)
-@given(scenarios(interrupts=True))
+@given(scenarios(interrupts=True, agent_events=AGENT_EVENTS))
 def test_any_interruption_point_leaves_a_valid_history(scenario: Scenario) -> None:
-    run_and_record(scenario, checks=HISTORY_CHECKS)
+    run_and_record(scenario, agent=AGENT, checks=HISTORY_CHECKS)
 
 
 def test_tool_json_the_sdk_cannot_parse_is_a_failed_request() -> None:

@@ -1,6 +1,7 @@
-"""A whole mini_agent session as a state machine: user lines under fault schedules,
-interrupted turns and tool calls, in any order; after every step the history must be
-one the API accepts. A failing run is saved as a scenario of the steps taken."""
+"""A whole session as a state machine: user lines under fault schedules, interrupted
+turns and tool calls, in any order; after every step the history must be one the API
+accepts, as the wire shows it. The agent is mini_agent unless ``--harness-agent`` (or
+``$HARNESS_AGENT``) names another. A failing run is saved as a scenario of the steps taken."""
 
 from __future__ import annotations
 
@@ -12,15 +13,21 @@ from typing import Any, Iterator
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from harness.agents.mini_agent import mini_agent_factory, settings_for
+from harness.agents.context import AgentContext
+from harness.agents.driver import TurnDriver, build_agent
+from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.oracle import check_history
-from harness.scenario.clients import sync_client
+from harness.scenario.clients import TEST_API_KEY, scenario_clients
 from harness.scenario.found import save_counterexample
+from harness.scenario.invariants import wire_invariants
 from harness.scenario.model import Scenario, Turn
 from harness.scenario.responder import Responder
+from harness.scenario.tool_map import ToolMap
 from harness.scenario.transport import ScenarioTransport
+from harness.scenario.wire_view import kept_partial_text, wire_end
 from harness.strategies import (
     BIG_BUDGET,
+    INTERRUPTION_KINDS,
     Interruption,
     Schedule,
     fault_schedules,
@@ -31,6 +38,8 @@ from harness.strategies import (
 )
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
+
+from .conftest import AGENT, AGENT_EVENTS
 
 MAX_RETRIES = 2
 WORKSPACE = {"notes.txt": "alpha\nbeta\n", "src/app.py": "print('hi')\n"}
@@ -56,10 +65,14 @@ class AgentSession(RuleBasedStateMachine):
         )
         self.responder = Responder(clock=VirtualClock())
         transport = ScenarioTransport(self.responder)
-        settings = settings_for(self.scenario)
-        self.agent = mini_agent_factory(settings)(sync_client(transport), self.responder.clock, workspace)
+        client, async_client = scenario_clients(transport)
+        ctx = AgentContext(client, async_client, workspace, self.responder.clock, TEST_API_KEY, self.scenario.settings)
+        self.agent = build_agent(load_factory(AGENT or DEFAULT_AGENT), ctx)
+        self.responder.tool_map = ToolMap(getattr(self.agent, "tool_map", None))
+        self.driver = TurnDriver()
 
     def teardown(self) -> None:
+        self.driver.close()
         self.folder.cleanup()
 
     # -- rules ------------------------------------------------------------------------
@@ -68,7 +81,10 @@ class AgentSession(RuleBasedStateMachine):
     def user_line_under_faults(self, user: str, schedule: Schedule) -> None:
         self.play(schedule.turn(user))
 
-    @rule(user=user_lines(), schedule=fault_schedules(max_retries=MAX_RETRIES, max_replies=3), point=interruption_points())
+    @rule(
+        user=user_lines(), schedule=fault_schedules(max_retries=MAX_RETRIES, max_replies=3),
+        point=interruption_points(kinds=INTERRUPTION_KINDS if AGENT_EVENTS else ("stream",)),
+    )
     def interrupted_turn(self, user: str, schedule: Schedule, point: Interruption) -> None:
         self.play(schedule.interrupted(point).turn(user))
 
@@ -80,9 +96,10 @@ class AgentSession(RuleBasedStateMachine):
 
     @invariant()
     def history_is_valid(self) -> None:
-        if not self.agent.messages:
-            return
-        self.fail_on([str(v) for v in check_history(self.agent.messages)] + self.responder.problems)
+        problems = list(self.responder.problems) + kept_partial_text(self.responder.requests)
+        if getattr(self.agent, "messages", None):  # an agent that shows its history: check it as it is now
+            problems += [str(v) for v in check_history(self.agent.messages)]
+        self.fail_on(problems)
 
     def fail_on(self, problems: list[str]) -> None:
         if problems:
@@ -96,31 +113,36 @@ class AgentSession(RuleBasedStateMachine):
         first = len(self.responder.requests)
         events: list[Any] = []
         try:
-            events += drive(self.agent, turn)
+            events += drive(self.agent, self.driver, turn)
         except (Exception, KeyboardInterrupt) as error:
             raised = f"run_turn raised {type(error).__name__}: {error}"
         else:
             raised = ""
-        made = len(self.responder.requests) - first
-        if turn.interrupt and turn.interrupt.at_event is not None and made < len(turn.replies):
-            turn = replace(turn, replies=turn.replies[:made])  # Ctrl+C came first: replay without the rest
+        requests = self.responder.requests[first:]
+        if turn.interrupt and turn.interrupt.at_event is not None and len(requests) < len(turn.replies):
+            turn = replace(turn, replies=turn.replies[: len(requests)])  # Ctrl+C came first: replay without the rest
         self.scenario = replace(self.scenario, turns=(*self.scenario.turns, turn))
+        where = f"turn {len(self.scenario.turns)}"
+        problems = wire_invariants(where, requests, max_retries=MAX_RETRIES, wall_origin=self.responder.clock.wall_origin).problems
+        expect = {**turn.expect, **(turn.expect.get("mini_agent", {}) if AGENT_EVENTS else {})}
         ends = [e.reason for e in events if type(e).__name__ == "TurnEnd"]
-        problems = [raised] if raised else []
-        if not ends and not raised and not (turn.interrupt and turn.interrupt.close):
-            problems.append(f"the turn never ended: {events[-3:]}")
-        if "requests" in turn.expect and made != turn.expect["requests"]:
-            problems.append(f"{made} requests, the schedule foretold {turn.expect}")
-        if "end" in turn.expect and ends[-1:] != [turn.expect["end"]]:
-            problems.append(f"the turn ended {ends}, the schedule foretold {turn.expect}")
+        if AGENT_EVENTS:
+            problems += [raised] if raised else []
+            if not ends and not raised and not (turn.interrupt and turn.interrupt.close):
+                problems.append(f"the turn never ended: {events[-3:]}")
+        if "requests" in expect and len(requests) != expect["requests"]:
+            problems.append(f"{len(requests)} requests, the schedule foretold {turn.expect}")
+        ended = wire_end(requests)
+        if "end" in expect and ended != expect["end"] and ends[-1:] != [expect["end"]]:
+            problems.append(f"the turn ended {ends or ended}, the schedule foretold {turn.expect}")
         self.fail_on(problems)
 
 
-def drive(agent: Any, turn: Turn) -> Iterator[Any]:
+def drive(agent: Any, driver: TurnDriver, turn: Turn) -> Iterator[Any]:
     """The turn's events, with its Ctrl+C or closed generator, as the REPL would see them."""
     interrupt = turn.interrupt
-    events = agent.run_turn(turn.user)
-    for count, event in enumerate(events, 1):
+    events = driver.start(agent, turn.user)
+    for count, event in enumerate(events or (), 1):
         yield event
         hit = interrupt and (
             count == interrupt.at_event
