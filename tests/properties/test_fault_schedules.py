@@ -16,8 +16,8 @@ from harness.scenario.served import failed
 from harness.strategies import scenarios
 from harness.wire.replies import Reply
 
+from .agent import AGENT, AGENT_EVENTS
 from .budget import examples
-from .conftest import AGENT, AGENT_EVENTS
 from .history_checks import HISTORY_CHECKS
 
 
