@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from harness.oracle.retry import requested_wait
 from harness.scenario.conversation import relation
 from harness.scenario.outcome import Outcome, TurnRecord
-from harness.scenario.responder import RecordedRequest
+from harness.scenario.recorded import RecordedRequest
 from harness.scenario.served import failed, fatal, rejected_as_invalid
 from harness.scenario.wire_view import kept_partial_text, retry_waits, wire_end
 from harness.wire.clock import EPOCH_ORIGIN

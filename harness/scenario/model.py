@@ -43,6 +43,7 @@ class Scenario:
     expect: dict[str, Any] = field(default_factory=dict)
     probe: bool = True
     agent: str | None = None  # run for this agent only (``mini_agent``)
+    threads: bool = True  # False: the fake API answers threaded requests thread_unsupported_request
 
 
 class ScenarioError(ValueError):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.scenario.responder import RecordedRequest
+from harness.scenario.recorded import RecordedRequest
 from harness.scenario.served import delivered_texts, failed, served_message
 from harness.scenario.tool_map import ToolMap
 

@@ -53,7 +53,8 @@ import time
 from os import PathLike
 from typing import IO, Any, Callable
 
-from harness.scenario.responder import RecordedRequest, Responder
+from harness.scenario.recorded import RecordedRequest
+from harness.scenario.responder import Responder
 from harness.serve.endpoints import count_tokens, models
 from harness.serve.log import LogEntry, RequestLog
 from harness.serve.sessions import session_key
