@@ -17,6 +17,7 @@ import sys
 
 from harness.agents.loading import AgentSpecError
 from harness.cassette.commands import cmd_record, cmd_replay, cmd_scan
+from harness.cassette.log_scrub import scrub_for_log
 from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
 from harness.scenario.commands import cmd_lint, cmd_play, cmd_run, cmd_schema
@@ -61,10 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     serve.add_argument("--port", type=int, default=8123, help="port (default: %(default)s; 0 picks a free one)")
     serve.add_argument("--time-scale", type=float, default=1.0, help="multiply real delays (drip, stall) by this")
-    serve.add_argument("--sessions", action="store_true", help="one reply queue per client session")
-    serve.add_argument("--log", metavar="FILE", help="also write the request log as JSON Lines")
-    serve.add_argument("--check", action="store_true", help="check the wire-level expectations at exit")
-    serve.set_defaults(command=cmd_serve)
+    serve.add_argument("--log", metavar="FILE", help="also write the request log as JSON Lines, headers and bodies scrubbed as in a cassette")
+    serve.add_argument("--check", action="store_true", help="report every request and check the wire-level expectations at exit")
+    serve.set_defaults(command=cmd_serve, scrub=scrub_for_log)
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")
     history.set_defaults(command=cmd_check_history)

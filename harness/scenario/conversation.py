@@ -68,6 +68,15 @@ def added_messages(before: Any, after: Any) -> list[Any]:
     return list(after.get("messages") or [])[len(before.get("messages") or []) :]
 
 
+def same_start(before: Any, after: Any) -> bool:
+    """Whether two requests open the same conversation: the same ``system`` and the same
+    first message (a rewrite keeps them; another conversation, a sub-agent, does not)."""
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return False
+    old, new = _messages(before), _messages(after)
+    return bool(old and new) and old[0] == new[0] and _plain(before.get("system"), "system") == _plain(after.get("system"), "system")
+
+
 def thread_field(body: Any) -> dict[str, Any] | None:
     """The request's ``thread`` object, when it has one."""
     thread = body.get("thread") if isinstance(body, dict) else None

@@ -102,10 +102,10 @@ def delivered_texts(request: RecordedRequest) -> list[str]:
     return [text for text in texts.values() if text.strip()]
 
 
-def broken_tool_inputs(request: RecordedRequest) -> list[str]:
-    """The ids of the tool_use blocks whose input reached the client broken: cut before
-    the block's ``content_block_stop``, or JSON that does not parse. A tool run on such
-    an input runs on garbage."""
+def broken_tool_inputs(request: RecordedRequest) -> list[tuple[str, str]]:
+    """``(tool_use id, how)`` for each tool_use block whose input reached the client
+    broken: cut before the block's ``content_block_stop``, or JSON that does not parse.
+    A tool run on such an input runs on garbage."""
     plan = request.plan
     if plan is None or plan.connection is not None or not request.streaming or plan.status != 200:
         return []
@@ -119,7 +119,11 @@ def broken_tool_inputs(request: RecordedRequest) -> list[str]:
             blocks[index]["json"] += str((event.get("delta") or {}).get("partial_json", ""))
         elif index in blocks and kind == "content_block_stop":
             blocks[index]["stopped"] = True
-    return [str(b["id"]) for b in blocks.values() if not b["stopped"] or not _parses(b["json"])]
+    return [
+        (str(b["id"]), "cut before its end" if not b["stopped"] else "as JSON that does not parse")
+        for b in blocks.values()
+        if not b["stopped"] or not _parses(b["json"])
+    ]
 
 
 def _parses(text: str) -> bool:
