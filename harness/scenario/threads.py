@@ -77,7 +77,7 @@ class ThreadRefusal:
 
 def refusal(code: str, **names: str) -> ThreadRefusal:
     status, error_type, message = ERRORS[code]
-    return ThreadRefusal(code, status, error_type, message.format(**names))
+    return ThreadRefusal(code, status, error_type, message.format(**names) if names else message)
 
 
 class Threads:
