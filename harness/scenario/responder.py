@@ -92,9 +92,9 @@ class Responder:
                 f"has {len(self._queue)} replies"
             )
             self.problems.append(message)
-            plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
-            plan.headers["x-should-retry"] = "false"
-            return plan
+            record.plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
+            record.plan.headers["x-should-retry"] = "false"
+            return record.plan
         planned = self.tool_map.reply_for_agent(self._queue[self._served_in_queue])
         self._served_in_queue += 1
         reply = planned.unstreamed if planned.unstreamed is not None and not record.streaming else planned
@@ -107,8 +107,11 @@ class Responder:
             record.plan.headers = dated(record.plan.headers, self.clock.wall_origin - EPOCH_ORIGIN)
         except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream, a stream-only fault
             where = f"the reply on line {planned.line}" if planned.line else f"reply {self._served_in_queue} of {self._label}"
-            why = str(error) if isinstance(error, NoJsonForm) else f"{type(error).__name__}: {error}"
-            self.problems.append(f"{where} cannot be served: {why}")
+            if isinstance(error, NoJsonForm):
+                why = f"to a request without `stream`: {error} has no non-streaming form (choose one with `unstreamed:`)"
+            else:
+                why = f": {type(error).__name__}: {error}"
+            self.problems.append(f"{where} cannot be served {why}")
             record.plan = json_plan(500, error_body("api_error", "harness: unservable reply", request_id), request_id)
             record.plan.headers["x-should-retry"] = "false"
             return record.plan

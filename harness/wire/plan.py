@@ -100,9 +100,9 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
     in its non-streaming form (see the module docstring)."""
     events = stream_events(Reply(message=reply.message, events=reply.events), message_id=message_id, model=model)
     if reply.bad_data is not None:
-        raise NoJsonForm("`bad_data` (a stream frame that is not JSON) has no non-streaming form; choose one with `unstreamed:`")
+        raise NoJsonForm("`bad_data` (a stream frame that is not JSON)")
     if not all(_complete_json(text) for text in _tool_inputs(events)):
-        raise NoJsonForm("its tool input JSON does not parse, which a JSON body cannot carry; choose a form with `unstreamed:`")
+        raise NoJsonForm("tool input JSON that does not parse")
     frames = [sse.encode_event(e) for e in stream_events(reply, message_id=message_id, model=model)]
     if reply.error_event is not None:
         plan = _error_plan(_as_status_error(reply), headers)
