@@ -63,7 +63,19 @@ def test_a_request_after_a_401_with_no_reply_left_is_shown_and_judged(tmp_path) 
     assert report.lines[1].endswith("→ 401 error authentication")
     assert report.lines[2].endswith("→ 500 no reply left · retry of #1, " + report.lines[2].split("retry of #1, ")[1])
     assert "the default session: request 2 tries again after the non-retryable failure of request 1" in report.notes
-    assert any("the agent made request 2 but scenario served has 1 replies" in p for p in report.problems)
+    assert "the default session: the agent made request 2 but scenario served has 1 replies" in report.notes
+    assert report.problems == []  # how often a client tries is its policy; only expect.requests would check it
+
+
+def test_replies_never_requested_are_a_note_unless_the_turn_expects_a_count(tmp_path) -> None:
+    replies = "      - error: overloaded\n      - text: Hello.\n"
+    for expect, problems in (("", []), ("    expect: {requests: 2}\n", ["turn 1: expect.requests: expected 2, the clients made 1"])):
+        scenario, server = serve(scenario_file(tmp_path, replies + expect))
+        with server, httpx2.Client(base_url=server.url) as http:
+            assert post(http, HI).status_code == 529
+        report = check_served(scenario, server)
+        assert [p.split(": ", 1)[1] for p in report.problems] == problems
+        assert "1 reply(ies) of scenario served were never requested" in report.notes
 
 
 def test_a_retry_before_retry_after_is_a_problem_on_real_arrival_times(tmp_path) -> None:

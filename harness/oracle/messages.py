@@ -17,7 +17,13 @@ from typing import Any
 from harness.oracle import wording
 from harness.oracle.wording import Violation
 
-MAX_TOOL_USE_NAME = 200  # tool_use names in the history; longer ones are refused
+MAX_TOOL_USE_NAME = 200
+"""tool_use names in the history: the API refuses an empty one and one over 200 characters,
+in these words — "messages.N.content.M.tool_use.name: String should have at least 1
+character" and "… String should have at most 200 characters" (its 400s, quoted in bug
+reports and in Claude Code's changelog: "Fixed conversations getting permanently stuck on
+'tool_use.name: String should have at most 200 characters'"). The pattern of tool
+*definitions* (``tools.N.custom.name``) does not apply to names in the history."""
 _TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
 _THINKING = ("thinking", "redacted_thinking")
 _MAPPING = (dict, Mapping)  # same answer as Mapping alone, but dicts skip the slow ABC check

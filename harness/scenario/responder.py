@@ -49,6 +49,7 @@ class Responder:
         self.check_requests = check_requests
         self.requests: list[RecordedRequest] = []
         self.problems: list[str] = []
+        self.overrun: list[str] = []  # the problems that say a request came with no reply left
         self._queue: list[Reply] = []
         self._label = label
         self._served_in_queue = 0
@@ -92,6 +93,7 @@ class Responder:
                 f"has {len(self._queue)} replies"
             )
             self.problems.append(message)
+            self.overrun.append(message)
             record.plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
             record.plan.headers["x-should-retry"] = "false"
             return record.plan
