@@ -7,7 +7,7 @@ check saved conversations.
     harness schema [-o FILE]                          the JSON Schema of the scenario format
     harness serve SCENARIO [--port N] [--check]        the scenario on a loopback socket, for any client
     harness check-history FILE                        check a saved conversation against the API's rules
-    harness record / replay / scan                    cassettes: see harness.cassette.commands
+    harness record / replay / scan / proxy            cassettes: see harness.cassette.commands
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import argparse
 import sys
 
 from harness.agents.loading import AgentSpecError
-from harness.cassette.commands import cmd_record, cmd_replay, cmd_scan
+from harness.cassette.commands import cmd_proxy, cmd_record, cmd_replay, cmd_scan
+from harness.cassette.log_scrub import scrub_for_log
 from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
 from harness.scenario.commands import cmd_lint, cmd_play, cmd_run, cmd_schema
@@ -61,10 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     serve.add_argument("--port", type=int, default=8123, help="port (default: %(default)s; 0 picks a free one)")
     serve.add_argument("--time-scale", type=float, default=1.0, help="multiply real delays (drip, stall) by this")
-    serve.add_argument("--sessions", action="store_true", help="one reply queue per client session")
-    serve.add_argument("--log", metavar="FILE", help="also write the request log as JSON Lines")
-    serve.add_argument("--check", action="store_true", help="check the wire-level expectations at exit")
-    serve.set_defaults(command=cmd_serve)
+    serve.add_argument("--log", metavar="FILE", help="also write the request log as JSON Lines, headers and bodies scrubbed as in a cassette")
+    serve.add_argument("--check", action="store_true", help="report every request and check the wire-level expectations at exit")
+    serve.set_defaults(command=cmd_serve, scrub=scrub_for_log)
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")
     history.set_defaults(command=cmd_check_history)
@@ -107,6 +107,22 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     replay.add_argument("--cwd", default=".", help="the tools' working directory (the recording's files must be there)")
     replay.add_argument("lines", nargs="*", metavar="LINE", help="the user's lines (default: read from the cassette)")
     replay.set_defaults(command=cmd_replay)
+
+    proxy = commands.add_parser(
+        "proxy",
+        help="record any client's session into a cassette through a loopback proxy",
+        description="Forward every request to --upstream and record each exchange with vcrpy, as harness record "
+        "does: headers kept by allowlist, secrets redacted, the file scanned and written atomically when the proxy "
+        "stops (Ctrl+C).",
+    )
+    proxy.add_argument("--upstream", required=True, help="where to forward, e.g. https://api.anthropic.com")
+    proxy.add_argument("--record", required=True, metavar="CASSETTE", help="the cassette file to write")
+    proxy.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    proxy.add_argument("--port", type=int, default=8124, help="port (default: %(default)s; 0 picks a free one)")
+    proxy.add_argument("--record-mode", choices=RECORD_MODES, default="once", help="vcrpy's record mode (default: once)")
+    proxy.add_argument("--match-on", choices=tuple(MATCHING), default="body", help="how requests match recorded ones")
+    proxy.add_argument("--cwd", help="the client's working directory, written as <cwd> in request bodies")
+    proxy.set_defaults(command=cmd_proxy)
 
     scan = commands.add_parser("scan", help="look for API keys and tokens in files; exit 1 on any")
     scan.add_argument("paths", nargs="*", default=["cassettes"], help="files or folders (default: cassettes/)")

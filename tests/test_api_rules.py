@@ -12,7 +12,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from harness.oracle import Violation, check_history, check_request, error_body
-from harness.oracle.betas import SYSTEM_MESSAGES_BETA
 
 Block = dict[str, Any]
 
@@ -70,15 +69,11 @@ def test_unknown_role_is_rejected() -> None:
     assert only(check_history(history)) == "messages.1.role: Input should be 'user' or 'assistant'"
 
 
-def test_system_message_is_rejected_when_the_betas_lack_the_system_beta() -> None:
-    history = [user("Hi"), {"role": "system", "content": "Be brief."}, assistant("Hello.")]
-    assert only(check_history(history, betas=["prompt-caching-2024-07-31"])) == (
-        "messages.1.role: Input should be 'user' or 'assistant'"
-    )
-
-
-@pytest.mark.parametrize("betas", [None, [SYSTEM_MESSAGES_BETA]], ids=["betas-unknown", "beta-sent"])
-def test_system_message_passes_with_the_beta_or_with_unknown_betas(betas: list[str] | None) -> None:
+@pytest.mark.parametrize(
+    "betas", [None, ["mid-conversation-system-2026-04-07"], ["claude-code-20250219", "effort-2025-11-24"]],
+    ids=["no-header", "old-system-beta", "other-betas"],
+)
+def test_system_message_passes_with_any_betas_as_the_docs_say_no_beta_is_required(betas: list[str] | None) -> None:
     history = [user("Hi"), {"role": "system", "content": "Be brief."}, assistant("Hello.")]
     assert check_history(history, betas=betas) == []
 
@@ -90,7 +85,7 @@ def test_system_message_between_tool_use_and_tool_result_is_skipped_for_pairing(
         {"role": "system", "content": "The user is waiting."},
         user(tool_result("toolu_1")),
     ]
-    assert check_history(history, betas=[SYSTEM_MESSAGES_BETA]) == []
+    assert check_history(history, betas=["claude-code-20250219"]) == []
 
 
 def test_message_that_is_not_an_object_is_rejected_without_crashing() -> None:

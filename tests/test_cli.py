@@ -109,12 +109,12 @@ def test_lint_prints_path_line_col_for_each_problem_and_exits_1(scenarios, capsy
     broken = scenarios / "broken.yaml"
     assert lines[0].startswith(f"{broken}:5:9: unknown key 'eror' in reply `turns[0].replies[0]` (did you mean 'error'?)")
     assert lines[1] == f"{broken}:1:1: the scenario is missing the required key `about`"
-    assert lines[2:] == ["3 file(s), 2 problem(s)"]
+    assert lines[2:] == ["3 file(s), 2 problem(s), 0 note(s)"]
 
 
 def test_lint_exits_0_on_good_files(scenarios, capsys):
     assert main(["lint", str(scenarios)]) == 0
-    assert capsys.readouterr().out == "2 file(s), 0 problem(s)\n"
+    assert capsys.readouterr().out == "2 file(s), 0 problem(s), 0 note(s)\n"
 
 
 def test_schema_prints_the_json_schema(capsys):

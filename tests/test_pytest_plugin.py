@@ -129,7 +129,7 @@ def test_a_failing_scenario_prints_its_timeline(project):
             "  t=   0.000s turn 1 > Read it",
             "  t=   0.000s   → request 1: POST /v1/messages (1 messages) ← tool_use [200]",
             "  t=   0.000s     ⚙ tool Read called",
-            "  t=   0.000s   → request 2: POST /v1/messages (3 messages) ← no reply left",
+            "  t=   0.000s   → request 2: POST /v1/messages (3 messages) ← no reply left [500]",
             "  t=   0.000s     ■ turn ended: error",
             "  t=   0.000s the probe turn > Are you still there?",
             "  ✗ the agent made request 2 but turn 1 has 1 replies",

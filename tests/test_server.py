@@ -304,19 +304,28 @@ def test_bytes_that_are_not_http_get_a_400(serve):
 # -- sessions, concurrency -------------------------------------------------------------
 
 
-def test_sessions_by_header_and_by_first_user_text_each_get_their_own_queue():
+def test_sessions_by_url_prefix_and_by_header_each_get_their_own_queue():
     def greeting_for(session: str) -> Responder:
-        return Responder([Reply(message={"text": f"Hello, {session}."})])
+        return Responder([Reply(message={"text": f"Hello, {session or 'nobody'}."})])
 
     lines: list[str] = []
     with FaultServer(sessions=greeting_for, time_scale=0, log=lines.append) as server:
         texts = []
-        for headers in ({"x-harness-session": "alice"}, {"x-harness-session": "bob"}, {}):
-            with sdk(server.url, default_headers=headers) as c:
+        for suffix, headers in (("/s/alice", {}), ("", {"x-harness-session": "bob"}), ("", {}), ("/s/carol", {"x-harness-session": "bob"})):
+            with sdk(server.url + suffix, default_headers=headers) as c:
                 texts.append(c.messages.create(**PARAMS).content[0].text)
-    assert texts == ["Hello, alice.", "Hello, bob.", "Hello, Say hello."]
-    assert set(server.sessions) == {"alice", "bob", "Say hello"}
-    assert "[alice] POST /v1/messages" in lines[0]
+                assert c.models.list().data  # every endpoint takes the prefix
+    assert texts == ["Hello, alice.", "Hello, bob.", "Hello, nobody.", "Hello, carol."]
+    assert set(server.sessions) == {"alice", "bob", "", "carol"}
+    assert "[alice] POST /s/alice/v1/messages" in lines[0] and "[bob] POST /v1/messages" in lines[2]
+
+
+def test_without_a_session_factory_every_session_shares_the_one_queue():
+    with FaultServer(Responder([Reply(message={"text": "one"}), Reply(message={"text": "two"})]), time_scale=0) as server:
+        with sdk(server.url + "/s/x") as first, sdk(server.url) as second:
+            assert first.messages.create(**PARAMS).content[0].text == "one"
+            assert second.messages.create(**PARAMS).content[0].text == "two"
+    assert [r.session for r in server.responder.requests] == ["x", None]
 
 
 def test_clients_are_served_concurrently():
@@ -367,8 +376,8 @@ def test_port_in_use_is_a_one_line_server_error():
             FaultServer(Responder([]), port=first.port).start()
 
 
-def test_needs_exactly_one_of_responder_and_sessions():
-    with pytest.raises(ValueError, match="exactly one"):
+def test_needs_a_responder_or_a_session_factory():
+    with pytest.raises(ValueError, match="needs responder=, sessions= or both"):
         FaultServer()
 
 

@@ -3,6 +3,8 @@
     harness record --cassette FILE [--agent MODULE:FACTORY] [--base-url URL] [--model M] [--record-mode MODE] [--cwd DIR] -- LINE…
     harness replay CASSETTE [--agent MODULE:FACTORY] [--engine harness|vcr] [--match-on body|order] [--cwd DIR] [-- LINE…]
     harness scan [PATHS…]            exit 1 on anything that looks like a secret (default: cassettes/)
+    harness proxy --upstream URL --record FILE [--port N] [--record-mode MODE]
+                                     record any client's session through a loopback proxy
 """
 
 from __future__ import annotations
@@ -73,6 +75,37 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if result.unused:
         print(f"harness replay: interaction(s) {', '.join(map(str, result.unused))} were never requested", file=sys.stderr)
         return 1
+    return 0
+
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness.cassette.proxy import RecordingProxy
+    from harness.cassette.recorder import SecretsFound, make_vcr
+    from harness.serve.commands import serve_forever
+    from harness.serve.listener import ServerError
+    from harness.wire.cassette_file import load_cassette
+
+    path = Path(args.record)
+    if args.record_mode == "once" and path.exists():
+        print(f"harness proxy: {path} exists; --record-mode all records it again, new_episodes adds to it", file=sys.stderr)
+        return 2
+    proxy = RecordingProxy(args.upstream, host=args.host, port=args.port, log=lambda line: _live(line + "\n"))
+    try:
+        with make_vcr(record_mode=args.record_mode, match_on=args.match_on, cwd=args.cwd).use_cassette(str(path)):
+            proxy.start()
+            print(f"recording into {path} on {proxy.url}, forwarding to {proxy.upstream} · ANTHROPIC_BASE_URL={proxy.url} "
+                  "· Ctrl+C to stop and write", flush=True)
+            serve_forever(proxy)
+    except ServerError as error:
+        print(f"harness proxy: {error}", file=sys.stderr)
+        return 2
+    except SecretsFound as error:
+        print(f"harness proxy: {path}: {error}", file=sys.stderr)
+        return 1
+    count = len(load_cassette(path)) if path.exists() else 0
+    print(f"{path}: {count} interaction(s) after {proxy.forwarded} forwarded request(s), record mode {args.record_mode}")
     return 0
 
 

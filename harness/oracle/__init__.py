@@ -7,8 +7,8 @@ the real one. Rules, as ``path: message`` (N = message index, K = block index):
 
 Messages
 - ``messages: at least one message is required``
-- ``messages.N.role: Input should be 'user' or 'assistant'`` -- any other role; ``system``
-  only when the request's betas are known and lack ``mid-conversation-system-2026-04-07``
+- ``messages.N.role: Input should be 'user' or 'assistant'`` -- any role but those and
+  ``system`` (accepted with any betas: the docs say no beta header is required)
 - ``messages.N: all messages must have non-empty content except for the optional final
   assistant message``
 - ``messages: text content blocks must be non-empty``
@@ -43,7 +43,8 @@ Request (``check_request`` only)
   ``String should have at most 128 characters``; ``tools: Tool names must be unique.``
 - ``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path)
 
-Not checked, knowingly: that thinking blocks and signatures equal the response that
+Not checked, knowingly: where ``role: system`` messages may stand and which models take
+them (no real error text found); that thinking blocks and signatures equal the response that
 produced them (that needs the earlier responses, which the caller holds); that with
 thinking on, the last tool-using assistant turn starts with thinking (adaptive thinking
 may skip it); model capabilities such as prefill support; a final assistant message

@@ -1,16 +1,75 @@
-"""The ``anthropic-beta`` values a request may carry, and what each changes in the rules.
+"""The ``anthropic-beta`` values the harness knows, what each changes in its rules, and
+where that comes from.
 
 A request's betas are read from its ``anthropic-beta`` header (comma-separated; the SDK
-sends one header for ``betas=[…]``). None means the request said nothing, so the
-oracle cannot know which betas are on and gives the benefit of the doubt.
+sends one header for ``betas=[…]``). A beta not in the table is reported as unknown —
+its rules are not checked — and never makes a request invalid. No rule of the oracle
+depends on a beta today: ``role: system`` inside ``messages`` needs none ("No beta header
+is required", the mid-conversation system messages page), and the fake API keeps message
+threads whether or not a request names their beta (the SDK drops ``thread`` and the
+beta together; nothing documents a request that sends one without the other).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
-SYSTEM_MESSAGES_BETA = "mid-conversation-system-2026-04-07"
-"""``role: system`` messages inside ``messages`` (Claude Code sends them mid-conversation)."""
+DOCS = "https://platform.claude.com/docs/en/build-with-claude/"
+
+
+@dataclass(frozen=True)
+class Beta:
+    """One beta: what it turns on, what the harness does about it, and the source."""
+
+    name: str
+    enables: str
+    rule: str
+    source: str
+
+
+BETAS = {
+    b.name: b
+    for b in (
+        Beta(
+            "message-threads-2026-08-12", "the `thread` field: create, then continue with only the new messages",
+            "a continue is checked as the stored thread plus its new messages (harness.scenario.threads)",
+            DOCS + "message-threads (betaHeader in its front matter)",
+        ),
+        Beta(
+            "mid-conversation-system-2026-04-07", "an early name of `role: system` messages inside `messages`",
+            "none: system messages are accepted with any betas, the docs say no beta header is required",
+            DOCS + "mid-conversation-system-messages; the header is in older Claude Code header lists",
+        ),
+        Beta(
+            "mid-conversation-system-clear-at-2026-08-21", "sent by Claude Code 2.1.332 on opus-4-8 with threads",
+            "none", "seen on the wire; no documentation found",
+        ),
+        Beta(
+            "mid-conversation-tool-changes-2026-07-01", "changing the tool list mid-conversation",
+            "none: the oracle does not compare tool lists between requests",
+            DOCS + "mid-conversation-system-messages (mid-conversation tool changes)",
+        ),
+        Beta(
+            "per-turn-control-2026-07-01", "per-message effort, in Claude Code's binary (`per_message_effort`)",
+            "none", "seen in Claude Code 2.1.332's binary; no documentation found",
+        ),
+        Beta(
+            "server-side-fallback-2026-07-01", "the `fallbacks` field: the API retries a refusal on another model",
+            "none", "anthropic-laravel 1.8.0 release notes; adk-anthropic's server_fallback example",
+        ),
+        Beta("fallback-credit-2026-07-01", "fallback credits", "none", "the SDK's fallbacks middleware (DEFAULT_BETAS)"),
+        Beta("claude-code-20250219", "Claude Code's own requests", "none", "sent by every Claude Code request seen"),
+        Beta("interleaved-thinking-2025-05-14", "thinking between tool calls", "none: the thinking rules hold either way",
+             "sent by Claude Code 2.1.332"),
+        Beta("context-management-2025-06-27", "the `context_management` field (clear_thinking edits)", "none",
+             "sent by Claude Code 2.1.332"),
+        Beta("thinking-token-count-2026-05-13", "thinking token counts", "none", "sent by Claude Code 2.1.332"),
+        Beta("advanced-tool-use-2025-11-20", "advanced tool use", "none", "sent by Claude Code 2.1.332"),
+        Beta("effort-2025-11-24", "the `output_config.effort` field", "none", "sent by Claude Code 2.1.332 on opus-4-8"),
+        Beta("thinking-display-updates-2026-08-18", "the `thinking.display` field", "none", "sent by Claude Code 2.1.332"),
+    )
+}
 
 
 def request_betas(headers: Mapping[str, str]) -> list[str] | None:
@@ -21,6 +80,6 @@ def request_betas(headers: Mapping[str, str]) -> list[str] | None:
     return [beta.strip() for beta in raw.split(",") if beta.strip()]
 
 
-def allows_system_messages(betas: list[str] | None) -> bool:
-    """Whether ``role: system`` may stand inside ``messages`` (unknown betas: yes)."""
-    return betas is None or SYSTEM_MESSAGES_BETA in betas
+def unknown_betas(betas: Iterable[str] | None) -> list[str]:
+    """The betas the table does not know, in order, each once."""
+    return list(dict.fromkeys(b for b in betas or () if b not in BETAS))

@@ -1,7 +1,10 @@
 """The rules on a ``messages`` list, checked in one pass, earliest message first.
 
 Pairing is judged on turns: consecutive same-role messages are merged, as the API merges
-them, and ``system`` messages are skipped where a beta allows them.
+them, and ``role: system`` messages are skipped: the API accepts them mid-conversation
+with no beta header ("No beta header is required", the mid-conversation system messages
+page). Their placement rules and the models that take them are not checked: no real
+error text for either was found.
 """
 
 from __future__ import annotations
@@ -12,10 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.oracle import wording
-from harness.oracle.betas import allows_system_messages
 from harness.oracle.wording import Violation
 
-MAX_TOOL_USE_NAME = 200  # tool_use names in the history; longer ones are refused
+MAX_TOOL_USE_NAME = 200
+"""tool_use names in the history: the API refuses an empty one and one over 200 characters,
+in these words — "messages.N.content.M.tool_use.name: String should have at least 1
+character" and "… String should have at most 200 characters" (its 400s, quoted in bug
+reports and in Claude Code's changelog: "Fixed conversations getting permanently stuck on
+'tool_use.name: String should have at most 200 characters'"). The pattern of tool
+*definitions* (``tools.N.custom.name``) does not apply to names in the history."""
 _TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
 _THINKING = ("thinking", "redacted_thinking")
 _MAPPING = (dict, Mapping)  # same answer as Mapping alone, but dicts skip the slow ABC check
@@ -33,10 +41,10 @@ class _Turn:
 def check_history(
     messages: Sequence[Mapping[str, Any]], *, betas: Iterable[str] | None = None
 ) -> list[Violation]:
-    """Check only the ``messages`` list, in one pass; earliest message first."""
+    """Check only the ``messages`` list, in one pass; earliest message first. ``betas``
+    are the request's (no rule depends on them today; see ``betas``)."""
     if not messages:
         return [Violation("messages", wording.NO_MESSAGES)]
-    system_allowed = allows_system_messages(None if betas is None else list(betas))
     found: list[tuple[int, Violation]] = []
     turns: list[_Turn] = []
     tool_use_ids: set[str] = set()
@@ -45,7 +53,7 @@ def check_history(
             found.append((index, Violation(f"messages.{index}", wording.NOT_AN_OBJECT)))
             continue
         role = message.get("role")
-        if role == "system" and system_allowed:
+        if role == "system":
             continue
         if role not in ("user", "assistant"):
             found.append((index, Violation(f"messages.{index}.role", wording.ROLE)))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from harness.scenario.format import json_schema
+from harness.scenario.forms import stream_only_notes
 from harness.scenario.golden import UPDATE_VARIABLE
 from harness.scenario.library import scenario_files
 from harness.scenario.loader import load_scenario
@@ -53,15 +54,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_lint(args: argparse.Namespace) -> int:
     problems: list[str] = []
+    notes: list[str] = []
     files = scenario_files(args.paths)
     for path in files:
         try:
-            load_scenario(path)
+            notes += stream_only_notes(load_scenario(path))
         except ScenarioError as error:
             problems += error.problems
-    for problem in problems:
-        print(problem)
-    print(f"{len(files)} file(s), {len(problems)} problem(s)")
+    for line in problems + notes:
+        print(line)
+    print(f"{len(files)} file(s), {len(problems)} problem(s), {len(notes)} note(s)")
     return 1 if problems else 0
 
 

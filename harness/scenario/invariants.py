@@ -1,22 +1,27 @@
 """What every run must satisfy, whether or not its ``expect`` block says so, read from
 the wire for any agent:
 
-- every request is API-valid (the Responder records violations);
-- a request the API rejected as invalid is never sent again, nor is anything sent in a
-  turn after ``x-should-retry: false`` or Ctrl+C;
+- every request is API-valid (the Responder records violations; a message-thread
+  ``continue`` is judged as its whole thread);
+- a request the API rejected as invalid is never sent again unchanged, nor is anything
+  sent in a turn after ``x-should-retry: false`` or Ctrl+C;
 - what follows a failure repeats the conversation or adds to it, never changes it
   (``conversation``: retry, follow-up, rewrite);
 - a retry waits at least what ``retry-after-ms`` / ``retry-after`` asked, counted from
   when the failed answer was over;
 - attempts ≤ ``max_retries`` + 1, when the scenario's settings name ``max_retries``;
-- no half-streamed text is kept in the history;
+- no half-streamed text ends a request (models from Claude 4.6 on refuse a final
+  assistant message; older ones take it as their own prefill);
+- a tool whose input reached the agent cut or unparseable is not answered with a
+  ``tool_result`` that is not an error: the tool would have run on garbage;
 - each turn uses exactly the replies written for it, and one more turn after the last
   one still works.
 
 Agent policies are reported, not failed (DESIGN §8): a retry after a 401, a wait far
-beyond what was asked. mini_agent's own contract — ``run_turn``
-never raises, every turn ends with a ``TurnEnd`` event, no backoff over its 30 s cap —
-is checked for mini_agent only.
+beyond what was asked, half-streamed text kept in the history behind a user message that
+asks the model to resume (Claude Code does so on purpose), betas the harness does not know. mini_agent's own
+contract — ``run_turn`` never raises, every turn ends with a ``TurnEnd`` event, no
+backoff over its 30 s cap, no half-streamed text kept — is checked for mini_agent only.
 """
 
 from __future__ import annotations
@@ -25,12 +30,13 @@ import difflib
 import json
 from dataclasses import dataclass, field
 
+from harness.oracle.betas import unknown_betas
 from harness.oracle.retry import requested_wait
-from harness.scenario.conversation import relation
+from harness.scenario.conversation import relation, resends
 from harness.scenario.outcome import Outcome, TurnRecord
-from harness.scenario.responder import RecordedRequest
+from harness.scenario.recorded import RecordedRequest
 from harness.scenario.served import failed, fatal, rejected_as_invalid
-from harness.scenario.wire_view import kept_partial_text, retry_waits, wire_end
+from harness.scenario.wire_view import kept_partial_text, retry_waits, tools_run_on_broken_input, wire_end
 from harness.wire.clock import EPOCH_ORIGIN
 
 MINI_AGENT = "mini_agent"
@@ -57,7 +63,7 @@ class Findings:
 
 def check_invariants(outcome: Outcome) -> Findings:
     """The invariants of every turn of a run, each finding naming the turn and request."""
-    found = Findings(problems=kept_partial_text(outcome.requests))
+    found = run_invariants(outcome.requests, mini_agent=outcome.agent_name == MINI_AGENT)
     for turn in outcome.turns:
         found += _turn_invariants(outcome, turn)
     return found
@@ -87,23 +93,40 @@ def _turn_invariants(outcome: Outcome, turn: TurnRecord) -> Findings:
     return found
 
 
+def run_invariants(requests: list[RecordedRequest], *, mini_agent: bool) -> Findings:
+    """The checks over a whole run's requests: tools run on broken input, half-streamed
+    text kept (a note when a user message asks the model to go on, except for
+    mini_agent, whose contract forbids keeping it at all), unknown betas."""
+    kept, resumed = kept_partial_text(requests)
+    found = Findings(problems=tools_run_on_broken_input(requests) + kept + (resumed if mini_agent else []))
+    found.notes += [] if mini_agent else resumed
+    unknown = unknown_betas(beta for request in requests for beta in request.betas)
+    if unknown:
+        found.notes.append(f"betas the harness does not know (their rules are not checked): {', '.join(unknown)}")
+    return found
+
+
 def wire_invariants(
-    where: str, requests: list[RecordedRequest], *, max_retries: int | None, wall_origin: float = EPOCH_ORIGIN
+    where: str, requests: list[RecordedRequest], *, max_retries: int | None, wall_origin: float = EPOCH_ORIGIN,
+    tolerance: float = TOLERANCE,
 ) -> Findings:
     """The checks that need only one turn's requests: what may follow a failure, how long
-    a retry waited, how many attempts were made."""
+    a retry waited, how many attempts were made. ``tolerance``: how early a retry may
+    seem to come and still honour ``retry-after`` (on a socket, the moments measured are
+    the server's, a few milliseconds from the client's)."""
     found = Findings()
     attempts = 1
     for before, after in zip(requests, requests[1:]):
-        kind = relation(before.body, after.body)
+        kind = relation(before.whole, after.whole)
         if failed(before) and fatal(before):
-            if rejected_as_invalid(before) and kind == "retry":
-                found.problems.append(f"{where}: request {after.number} resends request {before.number}, which the API rejected as invalid")
+            if rejected_as_invalid(before):
+                if resends(before.body, after.body) and before.betas == after.betas:
+                    found.problems.append(f"{where}: request {after.number} resends request {before.number}, which the API rejected as invalid")
             elif _stops_the_turn(before):
                 found.problems.append(f"{where}: request {after.number} was sent after {_why_final(before)} on request {before.number}")
             else:
                 found.notes.append(f"{where}: request {after.number} tries again after the non-retryable failure of request {before.number}")
-        if not failed(before):
+        if not failed(before) or rejected_as_invalid(before):  # after a 400, changing the request is the fix
             attempts = 1
             continue
         if kind == "retry":
@@ -111,11 +134,11 @@ def wire_invariants(
         elif kind == "rewrite":
             found.problems.append(
                 f"{where}: request {after.number} retries request {before.number} but changes the conversation "
-                f"(a retry repeats it; a follow-up only adds to it):\n" + body_diff(before.body, after.body)
+                f"(a retry repeats it; a follow-up only adds to it):\n" + body_diff(before.whole, after.whole)
             )
         if max_retries is not None and attempts > max_retries + 1:
             found.problems.append(f"{where}: request {after.number} is attempt {attempts}, over max_retries + 1 = {max_retries + 1}")
-    found += _waits(where, requests, wall_origin)
+    found += _waits(where, requests, wall_origin, tolerance)
     return found
 
 
@@ -142,7 +165,7 @@ def _why_final(request: RecordedRequest) -> str:
     return "Ctrl+C" if request.plan.ending == "interrupt" else "x-should-retry: false"
 
 
-def _waits(where: str, requests: list[RecordedRequest], wall_origin: float) -> Findings:
+def _waits(where: str, requests: list[RecordedRequest], wall_origin: float, tolerance: float) -> Findings:
     """Retry-after honoured; a wait far beyond it, or long with none asked, reported."""
     found = Findings()
     for before, after, waited in retry_waits(requests):
@@ -155,7 +178,7 @@ def _waits(where: str, requests: list[RecordedRequest], wall_origin: float) -> F
             if waited > LONG_WAIT:
                 found.notes.append(f"{where}: waited {waited:.1f}s before request {after.number}, with no wait asked")
             continue
-        slack = DATE_TOLERANCE if _is_date(plan.headers) else TOLERANCE
+        slack = DATE_TOLERANCE if _is_date(plan.headers) else tolerance
         if waited + slack < asked:
             found.problems.append(
                 f"{where}: request {after.number} came {waited:.3f}s after request {before.number}, "

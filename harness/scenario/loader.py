@@ -51,6 +51,7 @@ def load_scenario(path: str | Path) -> Scenario:
         expect_lines=key_lines(document.get("expect", {})),
         probe=document.get("probe", True),
         agent=document.get("agent"),
+        threads=document.get("threads", "supported") == "supported",
     )
 
 
@@ -100,6 +101,7 @@ def reply_from(data: dict[str, Any], line: int | None = None, recorded: Reply | 
         swap=data.get("swap"),
         interrupt=data.get("interrupt"),
         line=line,
+        unstreamed=reply_from(data["unstreamed"], line) if "unstreamed" in data else None,
     )
 
 

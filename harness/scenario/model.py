@@ -45,6 +45,7 @@ class Scenario:
     probe: bool = True
     agent: str | None = None  # run for this agent only (``mini_agent``)
     expect_lines: dict[str, int] = field(default_factory=dict, compare=False)
+    threads: bool = True  # False: the fake API answers threaded requests thread_unsupported_request
 
 
 class ScenarioError(ValueError):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.scenario.model import Scenario
-from harness.scenario.responder import RecordedRequest
+from harness.scenario.recorded import RecordedRequest
 from harness.scenario.tool_map import ToolMap
 from harness.wire.clock import EPOCH_ORIGIN
 

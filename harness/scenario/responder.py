@@ -1,62 +1,35 @@
 """The fake API's brain: answers each request from a queue of Replies, records every
 request, and checks each one with the API-validity oracle.
 
+Before any reply of the scenario, a ``/v1/messages`` request may be refused as the API
+refuses it: a body that is not JSON or not a JSON object (400 ``invalid_request_error``,
+"The request body is not valid JSON: …", the API's own form), a message-thread error
+(``threads``), or a conversation that breaks the API's rules (the oracle's 400). A
+reply with ``unstreamed:`` serves that reply instead to a request that does not stream.
+
 Shared by the in-process transports (``transport``) and the socket server.
 """
 
 from __future__ import annotations
 
 import email.utils
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from harness.oracle import Violation, check_request, wording
 from harness.oracle import error_body as violations_body
 from harness.oracle.betas import request_betas
 from harness.oracle.retry import status_is_retryable
+from harness.scenario.recorded import RecordedRequest
+from harness.scenario.threads import Threads
 from harness.scenario.tool_map import ToolMap
 from harness.wire import json_body
 from harness.wire.api_errors import api_error, error_body
 from harness.wire.clock import EPOCH_ORIGIN, VirtualClock
-from harness.wire.plan import WirePlan, json_plan, plan_reply
+from harness.wire.plan import NoJsonForm, WirePlan, json_plan, plan_reply
 from harness.wire.replies import Reply
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})
 DEFAULT_MODEL = "claude-opus-5-5"
-
-
-@dataclass
-class RecordedRequest:
-    """One request as the server saw it, and what it answered."""
-
-    number: int
-    time: float
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-    label: str
-    mark: int = 0
-    reply: Reply | None = None
-    plan: WirePlan | None = None
-    violations: list[Violation] = field(default_factory=list)
-    finished: float | None = None  # when the answer was over: the body read, or the connection failed
-    repeated: bool = False  # a final error served again: the request came after the turn's replies ran out
-
-    def ended(self, at: float) -> None:
-        """Note when the answer was over (the first time only)."""
-        if self.finished is None:
-            self.finished = at
-
-    @property
-    def streaming(self) -> bool:
-        """Whether the client asked for a stream."""
-        return isinstance(self.body, dict) and bool(self.body.get("stream"))
-
-    @property
-    def betas(self) -> list[str]:
-        """The request's ``anthropic-beta`` values."""
-        return request_betas(self.headers) or []
 
 
 class Responder:
@@ -70,17 +43,20 @@ class Responder:
         model: str = DEFAULT_MODEL,
         check_requests: bool = True,
         label: str = "the scenario",
+        threads: bool = True,
     ) -> None:
         self.clock = clock or VirtualClock()
         self.model = model
         self.check_requests = check_requests
         self.requests: list[RecordedRequest] = []
         self.problems: list[str] = []
+        self.overrun: list[str] = []  # the problems that say a request came with no reply left
         self._queue: list[Reply] = []
         self._label = label
         self._served_in_queue = 0
         self.signature_models: dict[str, str] = {}
         self.tool_map = ToolMap()  # the agent's names for the standard tools
+        self.threads = Threads(supported=threads)
         self.queue(replies, label)
 
     def queue(self, replies: Iterable[Reply], label: str) -> None:
@@ -108,13 +84,10 @@ class Responder:
         )
         self.requests.append(record)
         request_id = f"req_harness_{number:06d}"
-        if self.check_requests and path.endswith("/v1/messages") and isinstance(body, dict):
-            record.violations = check_request(body, betas=request_betas(record.headers))
-            record.violations += self._foreign_signatures(body)
-            if record.violations:
-                self.problems.extend(f"request {number}: {v}" for v in record.violations)
-                record.plan = json_plan(400, error_body_with_id(record.violations, request_id), request_id)
-                return record.plan
+        if path.endswith("/v1/messages"):
+            refused = self._refuse(record, content, request_id)
+            if refused is not None:
+                return refused
         if self._served_in_queue >= len(self._queue):
             again = self._final_error()
             if again is None:
@@ -123,13 +96,15 @@ class Responder:
                     f"has {len(self._queue)} replies"
                 )
                 self.problems.append(message)
-                plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
-                plan.headers["x-should-retry"] = "false"
-                return plan
-            reply, record.repeated = again, True  # the API answers what it refused the same way again
+                self.overrun.append(message)
+                record.plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
+                record.plan.headers["x-should-retry"] = "false"
+                return record.plan
+            planned, record.repeated = again, True  # the API answers what it refused the same way again
         else:
-            reply = self.tool_map.reply_for_agent(self._queue[self._served_in_queue])
+            planned = self.tool_map.reply_for_agent(self._queue[self._served_in_queue])
             self._served_in_queue += 1
+        reply = planned.unstreamed if planned.unstreamed is not None and not record.streaming else planned
         record.reply = reply
         model = (body.get("model") if isinstance(body, dict) else None) or self.model
         try:
@@ -137,13 +112,45 @@ class Responder:
                 reply, streaming=record.streaming, request_id=request_id, message_id=f"msg_harness_{number:06d}", model=model
             )
             record.plan.headers = dated(record.plan.headers, self.clock.wall_origin - EPOCH_ORIGIN)
-        except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream
-            where = f"the reply on line {reply.line}" if reply.line else f"reply {self._served_in_queue} of {self._label}"
-            self.problems.append(f"{where} cannot be served: {type(error).__name__}: {error}")
+        except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream, a stream-only fault
+            where = f"the reply on line {planned.line}" if planned.line else f"reply {self._served_in_queue} of {self._label}"
+            if isinstance(error, NoJsonForm):
+                why = f"to a request without `stream`: {error} has no non-streaming form (choose one with `unstreamed:`)"
+            else:
+                why = f": {type(error).__name__}: {error}"
+            self.problems.append(f"{where} cannot be served {why}")
             record.plan = json_plan(500, error_body("api_error", "harness: unservable reply", request_id), request_id)
             record.plan.headers["x-should-retry"] = "false"
             return record.plan
+        if planned is not reply:
+            record.plan.form = "the reply's `unstreamed:` form (the request does not stream)"
         self._remember_signatures(record.plan, model)
+        self.threads.answered(record)
+        return record.plan
+
+    def _refuse(self, record: RecordedRequest, content: bytes, request_id: str) -> WirePlan | None:
+        """The API's own answer to a request it refuses before any reply: a bad body, a
+        thread error, or a conversation that breaks its rules; None to go on."""
+        body = record.body
+        if not isinstance(body, dict):
+            record.refused = "not_an_object" if _is_json(content) else "invalid_json"
+            message = wording.NOT_AN_OBJECT if record.refused == "not_an_object" else json_body.invalid_json_message(content)
+            self.problems.append(f"request {record.number}: {message}")
+            record.plan = json_plan(400, error_body("invalid_request_error", message, request_id), request_id)
+            return record.plan
+        record.conversation, thread_error = self.threads.resolve(body)
+        if thread_error is not None:
+            record.refused = thread_error.code
+            record.plan = json_plan(thread_error.status, thread_error.body(request_id), request_id)
+            return record.plan
+        if not self.check_requests:
+            return None
+        record.violations = check_request(record.conversation, betas=request_betas(record.headers))
+        record.violations += self._foreign_signatures(record.conversation)
+        if not record.violations:
+            return None
+        self.problems.extend(f"request {record.number}: {v}" for v in record.violations)
+        record.plan = json_plan(400, error_body_with_id(record.violations, request_id), request_id)
         return record.plan
 
     def _final_error(self) -> Reply | None:
@@ -181,7 +188,6 @@ def error_body_with_id(violations: list[Violation], request_id: str) -> dict[str
     return dict(violations_body(violations), request_id=request_id)
 
 
-
 def dated(headers: dict[str, str], shift: float) -> dict[str, str]:
     """``headers`` with an HTTP-date ``retry-after`` moved by ``shift`` seconds: a
     scenario writes dates on the virtual clock, which starts at 2026-01-01T00:00:00Z; a
@@ -205,12 +211,21 @@ def _is_number(text: str) -> bool:
 
 
 def _json_or_text(content: bytes) -> Any:
+    """The body as JSON, else as text (None when empty)."""
     if not content:
         return None
     try:
         return json_body.loads(content)
     except ValueError:
         return content.decode("utf-8", "replace")
+
+
+def _is_json(content: bytes) -> bool:
+    try:
+        json_body.loads(content)
+    except ValueError:
+        return False
+    return True
 
 
 def _public_headers(headers: Mapping[str, str]) -> dict[str, str]:

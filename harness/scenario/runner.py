@@ -47,7 +47,7 @@ def run_scenario(
     chosen = agent if agent is not None else factory
     build = load_factory(chosen) if isinstance(chosen, str) else chosen or load_factory(DEFAULT_AGENT)
     clock = VirtualClock(wall_origin=float(int(time.time())))
-    responder = Responder(clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL))
+    responder = Responder(clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL), threads=scenario.threads)
     transport = ScenarioTransport(responder)
     transcript: list[str] = []
 

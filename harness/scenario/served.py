@@ -1,15 +1,17 @@
 """What the fake API served for one request, read back as a client would have seen it:
 whether a complete message arrived, whether the failure may be retried, the message
-itself, and what a broken stream had delivered before it broke."""
+itself, and what a broken stream had delivered before it broke (its text, and tool
+inputs that reached the client cut or unparseable)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jiter
 
 from harness.oracle.retry import error_type_is_transient, status_is_retryable
-from harness.scenario.responder import RecordedRequest
+from harness.scenario.recorded import RecordedRequest
 from harness.wire.sse import encode_event
 from harness.wire.sse_parse import final_message
 
@@ -29,9 +31,10 @@ def failed(request: RecordedRequest) -> bool:
 def fatal(request: RecordedRequest) -> bool:
     """The failure must not be retried: a status the API's retry rule excludes (or
     ``x-should-retry: false``), a non-transient ``event: error``, a request the oracle
-    rejected, a reply the harness could not give, or Ctrl+C."""
+    rejected, a request the fake API refused by itself, a reply the harness could not
+    give, or Ctrl+C."""
     reply, plan = request.reply, request.plan
-    if request.violations or reply is None or plan is None:
+    if request.violations or request.refused or reply is None or plan is None:
         return True
     if plan.ending == "interrupt":
         return True
@@ -44,9 +47,10 @@ def fatal(request: RecordedRequest) -> bool:
 
 def rejected_as_invalid(request: RecordedRequest) -> bool:
     """The API said the request itself is wrong (400 ``invalid_request_error``, in the
-    body or in the stream): sending it again can only fail again."""
+    body or in the stream), or refused it by itself (a body that is not JSON, a thread
+    error): sending it again unchanged can only fail again."""
     reply, plan = request.reply, request.plan
-    if request.violations:
+    if request.violations or request.refused:
         return True
     if reply is None or plan is None or plan.connection is not None:
         return False
@@ -88,18 +92,59 @@ def delivered_texts(request: RecordedRequest) -> list[str]:
     """The text a failed stream had delivered before it broke, one string per text block
     (empty when nothing was): what an agent must not keep in its history."""
     plan = request.plan
-    if plan is None or plan.connection is not None or not failed(request):
+    if plan is None or plan.connection is not None or not request.streaming or not failed(request):
         return []
-    body = plan.body
-    delivered = [e for e, end in zip(plan.events, _event_ends(plan)) if end <= len(body)]
-    if request.reply is not None and request.reply.bad_data is not None:  # the SDK raises at the bad frame
-        delivered = delivered[: request.reply.bad_data]
     texts: dict[int, str] = {}
-    for event in delivered:
+    for event in _delivered_events(request):
         delta = event.get("delta") if isinstance(event, dict) else None
         if event.get("type") == "content_block_delta" and isinstance(delta, dict) and delta.get("type") == "text_delta":
             texts[event.get("index", 0)] = texts.get(event.get("index", 0), "") + str(delta.get("text", ""))
     return [text for text in texts.values() if text.strip()]
+
+
+def broken_tool_inputs(request: RecordedRequest) -> list[tuple[str, str]]:
+    """``(tool_use id, how)`` for each tool_use block whose input reached the client
+    broken: cut before the block's ``content_block_stop``, or JSON that does not parse.
+    A tool run on such an input runs on garbage."""
+    plan = request.plan
+    if plan is None or plan.connection is not None or not request.streaming or plan.status != 200:
+        return []
+    events = _delivered_events(request) if failed(request) else plan.events
+    blocks: dict[object, dict[str, Any]] = {}
+    for event in events:
+        kind, index = event.get("type"), event.get("index")
+        if kind == "content_block_start" and (event.get("content_block") or {}).get("type") == "tool_use":
+            blocks[index] = {"id": event["content_block"].get("id"), "json": "", "stopped": False}
+        elif index in blocks and kind == "content_block_delta":
+            blocks[index]["json"] += str((event.get("delta") or {}).get("partial_json", ""))
+        elif index in blocks and kind == "content_block_stop":
+            blocks[index]["stopped"] = True
+    return [
+        (str(b["id"]), "cut before its end" if not b["stopped"] else "as JSON that does not parse")
+        for b in blocks.values()
+        if not b["stopped"] or not _parses(b["json"])
+    ]
+
+
+def _parses(text: str) -> bool:
+    if not text:
+        return True  # no input deltas: the input of content_block_start stands
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _delivered_events(request: RecordedRequest) -> list[dict]:
+    """The planned events whose whole frame reached the client of a streamed answer."""
+    plan = request.plan
+    if plan is None:
+        return []
+    delivered = [e for e, end in zip(plan.events, _event_ends(plan)) if end <= len(plan.body)]
+    if request.reply is not None and request.reply.bad_data is not None:  # the SDK raises at the bad frame
+        delivered = delivered[: request.reply.bad_data]
+    return delivered
 
 
 def _event_ends(plan: Any) -> list[int]:

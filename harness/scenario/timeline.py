@@ -51,12 +51,17 @@ def _interrupt_rows(outcome: Outcome, turn: Any) -> list[tuple[float, float, str
 def _request_summary(request: Any) -> str:
     body = request.body if isinstance(request.body, dict) else {}
     messages = len(body.get("messages", []))
-    reply = request.reply.describe() if request.reply else ("rejected" if request.violations else "no reply left")
+    if request.reply:
+        reply = request.reply.describe()
+    else:
+        reply = "rejected" if request.violations else f"refused: {request.refused}" if request.refused else "no reply left"
     reply += " (again: no reply was left)" if getattr(request, "repeated", False) else ""
     status = "" if request.plan is None or request.plan.connection else f" [{request.plan.status}]"
+    form = f" · served as {request.plan.form}" if request.plan is not None and request.plan.form else ""
     verdict = "; ".join(str(v) for v in request.violations)
     invalid = f" ✗ invalid: {verdict}" if verdict else ""
-    return f"{request.method} {request.path} ({messages} messages) ← {reply}{status}{invalid}"
+    stream = "" if request.streaming else ", no stream"
+    return f"{request.method} {request.path} ({messages} messages{stream}) ← {reply}{status}{form}{invalid}"
 
 
 def _event_line(event: Any) -> str | None:

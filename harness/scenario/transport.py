@@ -11,7 +11,8 @@ from typing import AsyncIterator, Callable, Iterable, Iterator
 
 import httpx2
 
-from harness.scenario.responder import RecordedRequest, Responder
+from harness.scenario.recorded import RecordedRequest
+from harness.scenario.responder import Responder
 from harness.wire.clock import VirtualClock
 from harness.wire.plan import WirePlan
 from harness.wire.replies import Reply

@@ -9,12 +9,11 @@ from pathlib import Path
 import anthropic
 
 from harness.scenario.clients import async_client, sync_client
-from harness.scenario.invariants import wire_invariants
+from harness.scenario.invariants import run_invariants, wire_invariants
 from harness.scenario.loader import load_scenario
 from harness.scenario.model import Scenario
 from harness.scenario.responder import Responder
 from harness.scenario.transport import AsyncScenarioTransport, ScenarioTransport
-from harness.scenario.wire_view import kept_partial_text
 from harness.wire.clock import VirtualClock
 
 
@@ -25,7 +24,7 @@ class WireSession:
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
         self.clock = VirtualClock()
-        self.responder = Responder(clock=self.clock)
+        self.responder = Responder(clock=self.clock, threads=scenario.threads)
         self.turn_index = 0
         self._marks: list[tuple[int, int]] = []
         self._unused: dict[int, int] = {}  # turn index -> replies never requested
@@ -52,7 +51,7 @@ class WireSession:
     def problems(self) -> list[str]:
         """Every broken invariant and expectation so far."""
         self._end_turn()
-        problems = list(self.responder.problems) + kept_partial_text(self.responder.requests)
+        problems = list(self.responder.problems) + run_invariants(self.responder.requests, mini_agent=False).problems
         max_retries = self.scenario.settings.get("max_retries")
         for index, (first, last) in enumerate(self._marks):
             requests = [r for r in self.responder.requests if first <= r.mark <= last]

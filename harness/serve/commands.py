@@ -1,5 +1,5 @@
 """``harness serve``: a scenario on a loopback socket until Ctrl+C, then (``--check``) the
-wire-level checks of what the clients sent."""
+report of every request and the wire-level checks of what the clients sent."""
 
 from __future__ import annotations
 
@@ -15,11 +15,13 @@ from harness.serve.server import FaultServer, ServerError
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve until Ctrl+C; with ``--check`` print the report and exit 1 on any problem.
+    ``args.scrub`` (set by ``harness.cli``) is what the JSON log may keep."""
     scenario = load_scenario(args.scenario)
     log = live(lambda line: sys.stdout.write(line + "\n"))
     server = build_server(
         scenario, host=args.host, port=args.port, time_scale=args.time_scale,
-        sessions=args.sessions, log=log, log_path=args.log,
+        log=log, log_path=args.log, scrub=getattr(args, "scrub", None),
     )
     try:
         server.start()
@@ -30,11 +32,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     serve_forever(server)
     if not args.check:
         return 0
-    problems = check_served(scenario, server)
-    for problem in problems:
+    report = check_served(scenario, server)
+    print("\n".join(["", *report.lines]))
+    for problem in report.problems:
         print(f"✗ {problem}")
-    print(f"{len(server.entries)} request(s); {'all checks hold' if not problems else f'{len(problems)} problem(s)'}")
-    return 1 if problems else 0
+    for note in report.notes:
+        print(f"⚠ {note}")
+    verdict = "all checks hold" if not report.problems else f"{len(report.problems)} problem(s)"
+    print(f"{len(server.entries)} request(s); {verdict}; {len(report.notes)} note(s)")
+    return 1 if report.problems else 0
 
 
 def serve_forever(server: FaultServer) -> None:

@@ -7,10 +7,11 @@ import json
 from typing import Any, Mapping
 from urllib.parse import unquote
 
-from harness.oracle import check_request
+from harness.oracle import check_request, wording
 from harness.oracle.betas import request_betas
 from harness.scenario.responder import error_body_with_id
 from harness.serve.log import LogEntry
+from harness.wire import json_body
 from harness.wire.api_errors import error_body
 from harness.wire.http11 import Request
 from harness.wire.plan import WirePlan, json_plan
@@ -27,8 +28,8 @@ def count_tokens(request: Request, entry: LogEntry, request_id: str) -> WirePlan
     body = json_or_none(request.body)
     if not isinstance(body, dict):
         entry.status, entry.answer, entry.checked = 400, "not a JSON object", False
-        problem = error_body("invalid_request_error", "Body must be a JSON object.", request_id)
-        return json_plan(400, problem, request_id)
+        message = wording.NOT_AN_OBJECT if body is not None else json_body.invalid_json_message(request.body)
+        return json_plan(400, error_body("invalid_request_error", message, request_id), request_id)
     violations = check_request(body, betas=request_betas(request.headers))
     entry.violations = [str(v) for v in violations]
     if violations:
@@ -39,10 +40,10 @@ def count_tokens(request: Request, entry: LogEntry, request_id: str) -> WirePlan
     return json_plan(200, {"input_tokens": tokens}, request_id)
 
 
-def models(request: Request, entry: LogEntry, request_id: str) -> WirePlan:
+def models(path: str, entry: LogEntry, request_id: str) -> WirePlan:
     """``GET /v1/models`` and ``GET /v1/models/ID``: a small static list."""
     listed = [_model_info(*m) for m in MODELS]
-    wanted = unquote(request.path.removeprefix("/v1/models").lstrip("/"))
+    wanted = unquote(path.removeprefix("/v1/models").lstrip("/"))
     if not wanted:
         entry.answer = f"{len(listed)} models"
         page = {"data": listed, "has_more": False, "first_id": listed[0]["id"], "last_id": listed[-1]["id"]}
@@ -62,10 +63,10 @@ def estimate_tokens(body: Mapping[str, Any]) -> int:
 
 
 def json_or_none(content: bytes) -> Any:
-    """A request body as JSON, or None when it is not JSON."""
+    """A request body as JSON, or None when it is not JSON (or nests too deep)."""
     try:
-        return json.loads(content) if content else None
-    except (ValueError, UnicodeDecodeError):
+        return json_body.loads(content) if content else None
+    except ValueError:
         return None
 
 

@@ -1,5 +1,11 @@
-"""The request log of the fault server: one entry per request, as a line for people and
-as JSON Lines for tools."""
+"""The request log of the fault server: one entry per request, as a line for people when
+it arrives and as a JSON line for tools when its answer is over.
+
+With a ``scrub`` the JSON line also holds the request's and the answer's headers and
+bodies, as ``scrub`` lets them through; ``harness serve`` passes the cassette scrubber
+(``harness.cassette.log_scrub``), so a log keeps exactly what a cassette would keep:
+no key, no token, no cookie. Without one, no header or body is written at all.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,16 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from os import PathLike
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, Mapping, Protocol
+
+from harness.wire.http11 import Request
+from harness.wire.plan import WirePlan
+
+
+class Scrub(Protocol):
+    """What may be logged of one side of an exchange: ``(headers, body text)``."""
+
+    def __call__(self, side: str, headers: Mapping[str, str], body: bytes) -> tuple[dict[str, Any], str | None]: ...
 
 
 @dataclass
@@ -28,6 +43,9 @@ class LogEntry:
     fault: str | None  # the plan's connection fault or non-complete ending
     violations: list[str] = field(default_factory=list)
     checked: bool = True  # whether the oracle looked at this request
+    ended: float | None = None  # seconds since the server started, when the answer was over
+    request: dict[str, Any] | None = None  # {"headers", "body"}, scrubbed; None without a scrub
+    response: dict[str, Any] | None = None  # {"headers", "body"}, scrubbed; None without a scrub
 
     @property
     def verdict(self) -> str:
@@ -52,15 +70,17 @@ class LogEntry:
 
 
 class RequestLog:
-    """Numbers the entries, keeps them, and writes each as it is complete: a line to
-    ``log`` (a callable or a text stream) and JSON to ``path``."""
+    """Numbers the entries and keeps them; writes each one's line to ``log`` (a callable
+    or a text stream) when it starts and its JSON to ``path`` when it is over."""
 
     def __init__(
-        self, log: Callable[[str], Any] | IO[str] | None = None, path: str | PathLike[str] | None = None
+        self, log: Callable[[str], Any] | IO[str] | None = None, path: str | PathLike[str] | None = None,
+        scrub: Scrub | None = None,
     ) -> None:
         self.entries: list[LogEntry] = []
         self._log = log
         self._path = path
+        self._scrub = scrub
         self._file: IO[str] | None = None
         self._lock = threading.Lock()
         self._numbered = 0
@@ -73,9 +93,10 @@ class RequestLog:
             self._file = open(self._path, "a", encoding="utf-8")  # noqa: SIM115 -- closed in close()
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
 
     def entry(self, method: str, path: str, peer: str, *, status: int | None, answer: str, checked: bool = True) -> LogEntry:
         """A numbered entry, to be filled in and then written."""
@@ -87,7 +108,8 @@ class RequestLog:
             None, checked=checked,
         )
 
-    def write(self, entry: LogEntry) -> None:
+    def started(self, entry: LogEntry) -> None:
+        """Keep the entry and write its line."""
         with self._lock:
             self.entries.append(entry)
             if callable(self._log):
@@ -95,9 +117,23 @@ class RequestLog:
             elif self._log is not None:
                 self._log.write(entry.line() + "\n")
                 self._log.flush()
+
+    def finished(self, entry: LogEntry, request: Request | None = None, plan: WirePlan | None = None) -> None:
+        """The answer is over: write the entry's JSON line, headers and bodies scrubbed."""
+        entry.ended = time.monotonic() - self._started
+        if self._scrub is not None and request is not None and plan is not None:
+            entry.request = _side(self._scrub, "request", request.headers, request.body)
+            if plan.connection is None:
+                entry.response = _side(self._scrub, "response", plan.headers, plan.body) | {"status": plan.status}
+        with self._lock:
             if self._file is not None:
-                self._file.write(json.dumps(asdict(entry) | {"verdict": entry.verdict}) + "\n")
+                self._file.write(json.dumps(asdict(entry) | {"verdict": entry.verdict}, ensure_ascii=False) + "\n")
                 self._file.flush()
+
+
+def _side(scrub: Scrub, side: str, headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+    kept, text = scrub(side, headers, body)
+    return {"headers": kept, "body": text}
 
 
 def _shorten(text: str, width: int = 40) -> str:

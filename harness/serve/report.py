@@ -1,21 +1,51 @@
-"""``harness serve``: a scenario's replies on a real socket, and the wire-level checks of
-what the clients sent, made when the server stops.
+"""``harness serve``: a scenario's replies on a real socket, and the report of what the
+clients sent, made when the server stops.
 
-The replies of all turns are served as one queue, in order; with ``--sessions`` every
-client session (the ``x-harness-session`` header, or the first user message) gets its
-own copy of the queue.
+Every session (``harness.serve.sessions``) is served the replies of all turns as one
+queue, in order. The report lists every request the server received — those refused,
+those that came when no reply was left, those after a 401, those to other endpoints —
+then checks each session's conversations (``wire_view.conversations``) with the same
+wire-level invariants as an in-process run, on the real arrival times: a retry that
+comes before ``retry-after`` is a problem; a wait far beyond what was asked, or long
+with nothing asked, is a note.
+
+How many requests a client makes is its own policy (it may give up after a 529, or try
+a 401 again): on a socket, replies never requested and requests that came when no reply
+was left are notes. A scenario that wants a number checked says so with a turn's
+``expect: requests:``, and a different number is a problem.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass, field
 from typing import Callable
 
-from harness.scenario.invariants import wire_invariants
+from harness.scenario.conversation import relation
+from harness.scenario.invariants import Findings, run_invariants, wire_invariants
 from harness.scenario.model import Scenario
-from harness.scenario.responder import Responder
-from harness.scenario.wire_view import kept_partial_text
+from harness.scenario.recorded import RecordedRequest
+from harness.scenario.responder import DEFAULT_MODEL, Responder
+from harness.scenario.served import failed
+from harness.scenario.wire_view import conversations
+from harness.serve.log import Scrub
 from harness.serve.server import FaultServer
+from harness.wire.clock import VirtualClock
+from harness.wire.http11 import Limits
 from harness.wire.replies import Reply
+
+SOCKET_TOLERANCE = 0.05
+"""How early a retry may seem to come on a socket: the server stamps when it sent the
+answer and when the next request was in, a few milliseconds from the client's moments."""
+
+
+@dataclass
+class ServeReport:
+    """What ``--check`` prints: a line per request, then problems and notes."""
+
+    lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def scenario_replies(scenario: Scenario) -> list[Reply]:
@@ -29,41 +59,99 @@ def build_server(
     host: str,
     port: int,
     time_scale: float,
-    sessions: bool,
     log: Callable[[str], object] | None,
     log_path: str | None,
+    scrub: Scrub | None = None,
+    limits: Limits = Limits(),
 ) -> FaultServer:
-    """A FaultServer (not started) that serves ``scenario``."""
-    replies = scenario_replies(scenario)
-    label = f"scenario {scenario.name}"
-    options = dict(host=host, port=port, time_scale=time_scale, log=log, log_path=log_path)
-    if sessions:
-        return FaultServer(sessions=lambda key: Responder(replies, label=f"{label}, session {key!r}"), **options)
-    return FaultServer(Responder(replies, label=label), **options)
+    """A FaultServer (not started) that serves ``scenario``, one queue per session. Its
+    HTTP dates count from now, as a run's count from its virtual clock's start."""
+    replies, origin = scenario_replies(scenario), float(int(time.time()))
+    model = scenario.settings.get("model", DEFAULT_MODEL)
+
+    def responder(session: str) -> Responder:
+        label = f"scenario {scenario.name}" + (f", session {session!r}" if session else "")
+        return Responder(replies, label=label, clock=VirtualClock(wall_origin=origin), model=model, threads=scenario.threads)
+
+    options = dict(host=host, port=port, time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits)
+    return FaultServer(responder(""), sessions=responder, **options)
 
 
-def check_served(scenario: Scenario, server: FaultServer) -> list[str]:
-    """The scenario's wire-level invariants and request counts over what was served."""
-    responders = [server.responder] if server.responder is not None else list(server.sessions.values())
+def check_served(scenario: Scenario, server: FaultServer) -> ServeReport:
+    """Every request, then the scenario's wire-level invariants and request counts over
+    what each session was served."""
+    report = ServeReport(problems=list(server.internal_errors))
     max_retries = scenario.settings.get("max_retries")
-    problems: list[str] = []
-    for responder in responders:
-        problems += responder.problems + kept_partial_text(responder.requests)
-        problems += _per_turn(scenario, responder, max_retries)
-    return problems
+    for name, responder in server.responders().items():
+        if name == "" and not responder.requests and len(server.responders()) > 1:
+            continue
+        title = f"session {name!r}" if name else "the default session"
+        report.lines.append(f"{title}: {len(responder.requests)} request(s) to /v1/messages")
+        groups = conversations(responder.requests)
+        report.lines += _request_lines(groups)
+        found = Findings(
+            problems=[f"{title}: {p}" for p in responder.problems if p not in responder.overrun],
+            notes=[f"{title}: {p}" for p in responder.overrun],
+        )
+        found += run_invariants(responder.requests, mini_agent=False)
+        for number, group in enumerate(groups, 1):
+            where = f"{title}, conversation {number}" if len(groups) > 1 else title
+            found += wire_invariants(
+                where, group, max_retries=max_retries, wall_origin=server.wall_origin, tolerance=SOCKET_TOLERANCE
+            )
+        found.problems += _per_turn(scenario, responder, title)
+        if responder.unused:
+            found.notes.append(f"{len(responder.unused)} reply(ies) of {responder.label} were never requested")
+        report.problems += found.problems
+        report.notes += found.notes
+    others = [e for e in server.entries if not e.path.split("?")[0].endswith("/v1/messages")]
+    if others:
+        report.lines.append(f"other requests: {len(others)}")
+        report.lines += [f"  #{e.number} t={e.elapsed:.3f}s {e.method} {e.path} → {e.status} {e.answer}" for e in others]
+    return report
 
 
-def _per_turn(scenario: Scenario, responder: Responder, max_retries: int | None) -> list[str]:
-    """Group the served requests by the turn whose reply answered them, then check each."""
-    served = [r for r in responder.requests if r.reply is not None]
-    problems, start = [], 0
-    for number, turn in enumerate(scenario.turns, 1):
-        requests = served[start : start + len(turn.replies)]
-        start += len(turn.replies)
-        problems += wire_invariants(f"turn {number}", requests, max_retries=max_retries).problems
+def _request_lines(groups: list[list[RecordedRequest]]) -> list[str]:
+    """A line per request, in arrival order, saying what it was to the one before it in
+    its conversation and how long after that one's answer it came."""
+    described: dict[int, str] = {}
+    for number, group in enumerate(groups, 1):
+        for before, after in zip([None, *group], group):
+            what = f"conversation {number}" if len(groups) > 1 else ""
+            if before is not None:
+                gap = after.time - (before.finished if before.finished is not None else before.time)
+                kind = relation(before.whole, after.whole)
+                what += f"{', ' if what else ''}{kind} of #{before.number}" + (f", {gap:.2f}s after its failure" if failed(before) else "")
+            described[after.number] = what
+    lines = []
+    for request in sorted((r for g in groups for r in g), key=lambda r: r.number):
+        answer = request.reply.describe() if request.reply else request.refused or ("rejected" if request.violations else "no reply left")
+        answer += " (again: no reply was left)" if request.repeated else ""
+        status = "no response" if request.plan is None or request.plan.connection else request.plan.status
+        form = f" · served as {request.plan.form}" if request.plan is not None and request.plan.form else ""
+        stream = " (stream)" if request.streaming else ""
+        context = f" · {described[request.number]}" if described.get(request.number) else ""
+        lines.append(f"  #{request.number} t={request.time:.3f}s POST {request.path}{stream} → {status} {answer}{form}{context}")
+    return lines
+
+
+def _per_turn(scenario: Scenario, responder: Responder, title: str) -> list[str]:
+    """Each turn's request count, where the scenario asks for one: a request belongs to
+    the turn whose reply answered it, or that was being served when it came."""
+    counts = [0] * len(scenario.turns)
+    ends, total = [], 0
+    for turn in scenario.turns:
+        total += len(turn.replies)
+        ends.append(total)
+    current = served = 0
+    for request in responder.requests:
+        served += request.reply is not None
+        while current < len(ends) - 1 and served > ends[current]:
+            current += 1
+        counts[current] += 1
+    problems = []
+    for number, (turn, count) in enumerate(zip(scenario.turns, counts), 1):
         expected = turn.expect.get("requests")
-        if expected is not None and len(requests) != expected:
-            problems.append(f"turn {number}: expect.requests: expected {expected}, the clients made {len(requests)}")
-    if responder.unused:
-        problems.append(f"{len(responder.unused)} reply(ies) of {responder.label} were never requested")
+        if expected is not None and count != expected:
+            problems.append(f"{title}: turn {number}: expect.requests: expected {expected}, the clients made {count}")
     return problems

@@ -1,15 +1,18 @@
 """The fault server: the harness's replies over a real loopback socket, for any client.
 
-    FaultServer(responder | sessions=factory, host, port, time_scale, log, log_path)
-     ├── accept loop ── one thread per connection, HTTP/1.1 keep-alive
-     ├── POST /v1/messages              → the session's Responder → WirePlan → socket
-     ├── POST /v1/messages/count_tokens → {"input_tokens": N}, a rough estimate
-     ├── GET  /v1/models, /v1/models/ID → a small static list
-     └── anything else                  → 404 ``not_found_error``
+    FaultServer(responder | sessions=factory, host, port, time_scale, log, log_path, scrub, limits)
+     ├── Listener ── one thread per connection, HTTP/1.1 keep-alive, limits per connection
+     ├── POST [/s/NAME]/v1/messages              → the session's Responder → WirePlan → socket
+     ├── POST [/s/NAME]/v1/messages/count_tokens → {"input_tokens": N}, a rough estimate
+     ├── GET  [/s/NAME]/v1/models, /v1/models/ID → a small static list
+     └── anything else                           → 404 ``not_found_error``
 
-Every request is answered by a Responder (which checks it with the API-validity
-oracle and answers 400 on a violation) and logged as one line as it happens.
-Delays are real time multiplied by ``time_scale`` (0 = never wait).
+Every request is answered by a Responder (which checks it with the API-validity oracle
+and answers 400 on a violation) and logged as it happens: a line for people when it
+arrives, a JSON line when its answer is over (with headers and bodies when the server
+has a ``scrub``: the cassette scrubber, so the log keeps what a cassette keeps). Delays
+are real time multiplied by ``time_scale`` (0 = never wait). Sessions (``sessions``)
+are named by a URL prefix or a header; see ``harness.serve.sessions``.
 
 How a WirePlan goes on the socket, and what clients raise (seen here: anthropic 2.16 on
 httpx2; @anthropic-ai/sdk 1.16 on Node 20, through ``messages.stream()``):
@@ -37,48 +40,34 @@ client's *connect* time out: the connection is accepted first, so ``refused`` an
 With ``time_scale=0`` a stall or a silence ends at once, with FIN.
 (*) The Node SDK's ``timeout`` covers only the wait for the headers: in a stalled body it
 waits until the server closes.
-
-Errors::
-
-    Exception
-     └── ServerError   the server cannot listen (port in use, address not available)
 """
 
 from __future__ import annotations
 
-import errno
-import socket
-import threading
-import time
 from os import PathLike
 from typing import IO, Any, Callable
 
-from harness.scenario.responder import RecordedRequest, Responder
+from harness.scenario.recorded import RecordedRequest
+from harness.scenario.responder import Responder
 from harness.serve.endpoints import count_tokens, models
-from harness.serve.log import LogEntry, RequestLog
-from harness.serve.sessions import session_key
+from harness.serve.listener import Listener, ServerError
+from harness.serve.log import LogEntry, RequestLog, Scrub
+from harness.serve.sessions import DEFAULT_SESSION, session_of
 from harness.serve.socket_out import PlanSender
 from harness.wire.api_errors import error_body
-from harness.wire.http11 import (
-    BadRequest,
-    Connection,
-    Request,
-    read_request,
-)
+from harness.wire.http11 import Connection, Limits, Request
 from harness.wire.plan import WirePlan, json_plan
 
-
-class ServerError(Exception):
-    """The fault server cannot listen; the message is one line, fit for a CLI."""
+__all__ = ["FaultServer", "ServerError"]
 
 
-class FaultServer:
-    """An Anthropic-compatible HTTP/1.1 server that answers from a Responder, faults and all.
+class FaultServer(Listener):
+    """An Anthropic-compatible HTTP/1.1 server that answers from Responders, faults and all.
 
-    ``responder`` serves every request from one queue. ``sessions`` instead builds one
-    Responder per session, keyed by the ``x-harness-session`` header or else by the
-    first user message's text (``""`` when there is neither). ``log`` takes each log
-    line (a callable or a text stream); ``log_path`` gets the same as JSON Lines.
+    ``responder`` serves the requests that name no session; ``sessions`` builds one
+    Responder for each session a request names (without it, every session shares
+    ``responder``). ``log`` takes each log line (a callable or a text stream);
+    ``log_path`` gets JSON Lines, with headers and bodies when ``scrub`` is given.
 
         with FaultServer(Responder(replies), time_scale=0) as server:
             client = anthropic.Anthropic(base_url=server.url, api_key="test")
@@ -94,140 +83,55 @@ class FaultServer:
         time_scale: float = 1.0,
         log: Callable[[str], Any] | IO[str] | None = None,
         log_path: str | PathLike[str] | None = None,
+        scrub: Scrub | None = None,
+        limits: Limits = Limits(),
+        max_connections: int | None = None,
     ) -> None:
-        if (responder is None) == (sessions is None):
-            raise ValueError("FaultServer needs exactly one of responder= and sessions=")
+        if responder is None and sessions is None:
+            raise ValueError("FaultServer needs responder=, sessions= or both")
+        options = {} if max_connections is None else {"max_connections": max_connections}
+        super().__init__(host=host, port=port, limits=limits, **options)
         self.responder = responder
         self.sessions: dict[str, Responder] = {}
-        self.log = RequestLog(log, log_path)
-        self.host = host
-        self.port = port
+        self.log = RequestLog(log, log_path, scrub)
         self.time_scale = max(0.0, float(time_scale))
         self._factory = sessions
-        self._lock = threading.RLock()  # guards responders, sessions, entries, the log
-        self._stopping = threading.Event()
-        self._listener: socket.socket | None = None
-        self._threads: set[threading.Thread] = set()
-        self._connections: set[socket.socket] = set()
         self._sender = PlanSender(self.time_scale, self._stopping)
-        self._started = time.monotonic()
 
-    @property
-    def url(self) -> str:
-        """The base URL for a client: ``http://127.0.0.1:PORT``."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
-
-    def start(self) -> FaultServer:
-        """Listen and start serving in background threads; ServerError if it cannot listen."""
-        if self._listener is not None:
-            return self
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        try:
-            self._listener = socket.create_server((self.host, self.port), family=family, backlog=64)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise ServerError(f"port {self.port} on {self.host} is in use") from None
-            raise ServerError(f"cannot listen on {self.host} port {self.port}: {exc.strerror or exc}") from None
-        self.port = self._listener.getsockname()[1]
+    def opened(self) -> None:
         self.log.open()
-        self._started = time.monotonic()
-        self._spawn(self._accept_loop)
-        return self
 
-    def close(self) -> None:
-        """Stop accepting, cut open connections, wait for the threads; idempotent."""
-        if self._listener is None or self._stopping.is_set():
-            return
-        self._stopping.set()
-        try:  # wake the accept loop, portably
-            socket.create_connection((_local(self.host), self.port), timeout=1).close()
-        except OSError:
-            pass
-        with self._lock:
-            connections = list(self._connections)
-        for conn in connections:
-            try:
-                conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        deadline = time.monotonic() + 2.0
-        for thread in list(self._threads):
-            thread.join(max(0.0, deadline - time.monotonic()))
-        self._listener.close()
+    def closed(self) -> None:
         self.log.close()
 
-    def __enter__(self) -> FaultServer:
-        return self.start()
+    @property
+    def entries(self) -> list[LogEntry]:
+        """Every request logged so far, in order."""
+        return self.log.entries
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- connections ------------------------------------------------------------
-
-    def _spawn(self, target: Callable[..., None], *args: Any) -> None:
-        thread = threading.Thread(target=self._run, args=(target, *args), daemon=True)
+    def responders(self) -> dict[str, Responder]:
+        """Every Responder that served a request, by session (``""``: no session named)."""
         with self._lock:
-            self._threads.add(thread)
-        thread.start()
+            return ({} if self.responder is None else {DEFAULT_SESSION: self.responder}) | self.sessions
 
-    def _run(self, target: Callable[..., None], *args: Any) -> None:
-        try:
-            target(*args)
-        finally:
-            with self._lock:
-                self._threads.discard(threading.current_thread())
+    # -- answering ------------------------------------------------------------------
 
-    def _accept_loop(self) -> None:
-        assert self._listener is not None
-        while not self._stopping.is_set():
-            try:
-                sock, _ = self._listener.accept()
-            except OSError:
-                return
-            if self._stopping.is_set():
-                sock.close()
-                return
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self._spawn(self._serve_connection, sock)
-
-    def _serve_connection(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._connections.add(sock)
-        conn = Connection(sock)
-        try:
-            while not self._stopping.is_set():
-                try:
-                    request = read_request(conn)
-                except BadRequest as exc:
-                    plan = json_plan(400, error_body("invalid_request_error", str(exc)), "req_harness_bad")
-                    self._sender.send(conn.sock, plan, keep_alive=False, chunked=False)
-                    return
-                if request is None or not self._answer(conn, request):
-                    return
-        except OSError:
-            return  # the client went away
-        finally:
-            with self._lock:
-                self._connections.discard(sock)
-            sock.close()
-
-    def _answer(self, conn: Connection, request: Request) -> bool:
-        """Answer one request; whether the connection stays open for the next."""
+    def answer(self, conn: Connection, request: Request) -> bool:
+        session, path = session_of(request)
         record = None
-        if request.method == "POST" and request.path == "/v1/messages":
-            plan, entry, record = self._messages(request)
-        elif request.method == "POST" and request.path == "/v1/messages/count_tokens":
-            entry = self._entry(request, status=200, answer="")
+        if request.method == "POST" and path == "/v1/messages":
+            plan, entry, record = self._messages(request, session, path)
+        elif request.method == "POST" and path == "/v1/messages/count_tokens":
+            entry = self._entry(request, session, status=200, answer="")
             plan = count_tokens(request, entry, _request_id(entry))
-        elif request.method == "GET" and (request.path == "/v1/models" or request.path.startswith("/v1/models/")):
-            entry = self._entry(request, status=200, answer="", checked=False)
-            plan = models(request, entry, _request_id(entry))
+        elif request.method == "GET" and (path == "/v1/models" or path.startswith("/v1/models/")):
+            entry = self._entry(request, session, status=200, answer="", checked=False)
+            plan = models(path, entry, _request_id(entry))
         else:
-            entry = self._entry(request, status=404, answer="not found", checked=False)
-            message = f"Not found: {request.method} {request.path}"
+            entry = self._entry(request, session, status=404, answer="not found", checked=False)
+            message = f"Not found: {request.method} {path}"
             plan = json_plan(404, error_body("not_found_error", message, _request_id(entry)), _request_id(entry))
-        self.log.write(entry)
+        self.log.started(entry)
         try:
             if plan.connection is not None:
                 self._sender.connection_fault(conn.sock, plan.connection)
@@ -238,61 +142,59 @@ class FaultServer:
         finally:
             if record is not None:
                 record.ended(self.elapsed())
+            self.log.finished(entry, request, plan)
 
-    # -- endpoints ----------------------------------------------------------------
+    def send_plan(self, conn: Connection, plan: WirePlan) -> None:
+        self._sender.send(conn.sock, plan, keep_alive=False, chunked=False)
 
-    def elapsed(self) -> float:
-        """Real seconds since the server started: on a socket, time is real."""
-        return time.monotonic() - self._started
+    def unreadable(self, peer: str, status: int, reason: str) -> None:
+        entry = self.log.entry("?", "?", peer, status=status, answer=f"unreadable request: {reason}", checked=False)
+        self.log.started(entry)
+        self.log.finished(entry)
 
-    def _messages(self, request: Request) -> tuple[WirePlan, LogEntry, RecordedRequest]:
-        entry = self._entry(request, status=None, answer="")
+    def _messages(self, request: Request, session: str, path: str) -> tuple[WirePlan, LogEntry, RecordedRequest]:
+        entry = self._entry(request, session, status=None, answer="")
         with self._lock:  # a Responder serves one request at a time
-            entry.session = session_key(request) if self._factory else None
-            responder = self._responder(entry.session)
+            responder = self._responder(session)
             known = len(responder.problems)
             try:
-                plan = responder.respond(request.method, request.path, request.headers, request.body)
+                plan = responder.respond(request.method, path, request.headers, request.body)
             except Exception as exc:  # a harness bug or a reply it cannot serve: say so, do not hang up
                 message = f"harness: {type(exc).__name__}: {exc}"
                 plan = json_plan(500, error_body("api_error", message, _request_id(entry)), _request_id(entry))
                 plan.headers["x-should-retry"] = "false"
                 responder.problems.append(message)
             record = responder.requests[-1]
-            record.time = self.elapsed()  # arrival, in real time
+            record.time, record.session = self.elapsed(), session or None  # arrival, in real time
             problems = responder.problems[known:]  # no reply left, a reply that cannot be served
         entry.streaming = record.streaming
         entry.violations = [str(v) for v in record.violations]
         entry.status = None if plan.connection else plan.status
         if record.violations:
             entry.answer = "rejected by the oracle"
+        elif record.refused:
+            entry.answer = f"refused: {record.refused}"
         elif problems:
             entry.answer = "; ".join(problems)
         else:
             entry.answer = record.reply.describe() if record.reply else "no reply"
+        entry.answer += f" · served as {plan.form}" if plan.form else ""
         entry.fault = plan.connection or (plan.ending if plan.ending != "complete" else None)
         return plan, entry, record
 
-    def _entry(self, request: Request, *, status: int | None, answer: str, checked: bool = True) -> LogEntry:
-        return self.log.entry(request.method, request.path, request.peer, status=status, answer=answer, checked=checked)
+    def _entry(self, request: Request, session: str, *, status: int | None, answer: str, checked: bool = True) -> LogEntry:
+        entry = self.log.entry(request.method, request.target, request.peer, status=status, answer=answer, checked=checked)
+        entry.session = session or None
+        return entry
 
-    @property
-    def entries(self) -> list[LogEntry]:
-        """Every request logged so far, in order."""
-        return self.log.entries
-
-    def _responder(self, session: str | None) -> Responder:
-        if self._factory is None or session is None:
+    def _responder(self, session: str) -> Responder:
+        if self._factory is None or (session == DEFAULT_SESSION and self.responder is not None):
             assert self.responder is not None
             return self.responder
         if session not in self.sessions:
             self.sessions[session] = self._factory(session)
         return self.sessions[session]
 
+
 def _request_id(entry: LogEntry) -> str:
     return f"req_harness_srv_{entry.number:06d}"
-
-
-def _local(host: str) -> str:
-    """An address that reaches a server listening on ``host``."""
-    return {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)

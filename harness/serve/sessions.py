@@ -1,33 +1,43 @@
-"""Which conversation a request belongs to, when each client session gets its own
-queue of replies: the ``x-harness-session`` header, else the first user message."""
+"""Which session a request belongs to: each session gets its own Responder (its own
+queue of replies, its own threads) and its own part of the report.
+
+A client names its session in one of two ways:
+
+- the URL: ``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT/s/NAME`` makes every request go
+  to ``/s/NAME/v1/messages`` — works for any client that takes a base URL;
+- a header: ``x-harness-session: NAME`` (the SDKs' ``default_headers``, Claude Code's
+  ``ANTHROPIC_CUSTOM_HEADERS``).
+
+The URL wins when both are given. A request that names no session belongs to the
+default session (``""``). Within one session, the replies are served in the order the
+requests arrive, whichever conversation sends them; the report then tells the
+conversations apart by their content (``harness.scenario.wire_view.conversations``).
+So sub-agents or parallel conversations of one client that need replies of their own
+must each be given a session name.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from urllib.parse import unquote
 
-from harness.serve.endpoints import json_or_none
 from harness.wire.http11 import Request
 
 SESSION_HEADER = "x-harness-session"
+DEFAULT_SESSION = ""
+MAX_NAME = 100
+_PREFIX = re.compile(r"^/s/([^/]+)(/.*)?$")
 
 
-def session_key(request: Request) -> str:
-    """The session a request names, or the text of its first user message."""
-    if SESSION_HEADER in request.headers:
-        return request.headers[SESSION_HEADER]
-    return first_user_text(json_or_none(request.body))
+def session_of(request: Request) -> tuple[str, str]:
+    """``(session name, path without the session prefix)``."""
+    path = request.path
+    match = _PREFIX.match(path)
+    if match:
+        return _clean(unquote(match.group(1))), match.group(2) or "/"
+    return _clean(request.headers.get(SESSION_HEADER, DEFAULT_SESSION)), path
 
 
-def first_user_text(body: Any) -> str:
-    """The text of the request's first user message (its first text block), or ``""``."""
-    messages = body.get("messages") if isinstance(body, dict) else None
-    for message in messages if isinstance(messages, list) else ():
-        if isinstance(message, dict) and message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, str):
-                return content
-            for block in content if isinstance(content, list) else ():
-                if isinstance(block, dict) and block.get("type") == "text":
-                    return str(block.get("text", ""))
-            return ""
-    return ""
+def _clean(name: str) -> str:
+    """A session name fit for a report: printable, at most ``MAX_NAME`` characters."""
+    return "".join(c for c in name if c.isprintable())[:MAX_NAME].strip()

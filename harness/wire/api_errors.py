@@ -41,6 +41,9 @@ API_ERRORS = {
 }
 BY_STATUS = {e.status: e for e in API_ERRORS.values()}
 STREAM_ERROR_TYPES = ("overloaded_error", "api_error", "rate_limit_error", "timeout_error", "invalid_request_error")
+STREAM_ERROR_STATUS = {"overloaded_error": 529, "api_error": 500, "rate_limit_error": 429, "timeout_error": 504, "invalid_request_error": 400}
+"""The HTTP status the API gives each ``error.type`` (platform.claude.com/docs/en/api/errors):
+what an ``event: error`` becomes for a request that does not stream."""
 
 
 def api_error(name_or_status: str | int) -> ApiError:

@@ -1,5 +1,19 @@
 """From a Reply to what goes on the wire: status, headers, body chunks and how the body ends.
 
+A request without ``stream`` gets the JSON body of the message, and each stream fault
+its non-streaming form (the plan's ``form`` says which was served):
+
+    stream fault                  JSON form
+    event: error after event k    the same error as an HTTP status, with the API's error body
+    cut (FIN or RST), end_early   the JSON body cut at the same share of its bytes, then FIN
+                                  (RST for a cut by RST); ``after_bytes`` counts the JSON body's bytes
+    stall after event k           the headers, then silence
+    drip                          the JSON body in drops
+    pings, insert, duplicate,     nothing: a JSON body has no events, the message is served whole
+    swap, interrupt
+    bad_data, tool JSON that      none (``NoJsonForm``): a scenario chooses with ``unstreamed:``
+    does not parse
+
 Pure: no I/O, no clock. The transports (in-process and socket) carry a WirePlan out.
 """
 
@@ -10,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from harness.wire import sse
-from harness.wire.api_errors import api_error, error_body
+from harness.wire.api_errors import STREAM_ERROR_STATUS, api_error, error_body
 from harness.wire.replies import Cut, Reply
 from harness.wire.sse_parse import final_message
 
@@ -35,11 +49,17 @@ class WirePlan:
     stall_seconds: float = 0.0
     connection: str | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
+    form: str | None = None  # which form of a stream fault a request without ``stream`` got
+
 
     @property
     def body(self) -> bytes:
         """Every byte that reaches the client."""
         return b"".join(self.chunks)
+
+
+class NoJsonForm(ValueError):
+    """A stream fault that a JSON body cannot carry (a request without ``stream``)."""
 
 
 def json_plan(status: int, body: Any, request_id: str) -> WirePlan:
@@ -55,12 +75,9 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
         return WirePlan(connection=reply.connection)
     if reply.kind == "error":
         return _error_plan(reply, headers)
-    events = stream_events(reply, message_id=message_id, model=model)
     if not streaming:
-        body = json.dumps(final_message(events)).encode()
-        headers |= {"content-type": "application/json"} | reply.headers
-        plan = WirePlan(200, headers, [body], [0.0], events=events)
-        return _apply_cut(plan, reply.cut, [(0, len(body))]) if reply.cut else plan
+        return _json_form(reply, headers, message_id=message_id, model=model)
+    events = stream_events(reply, message_id=message_id, model=model)
     dumps = sse.batch_dumps()
     frames = [BAD_DATA_FRAME if e is BAD_DATA else sse.encode_event(e, dumps=dumps) for e in events]
     headers |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"} | reply.headers
@@ -76,6 +93,67 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
     if reply.drip is not None:
         plan.chunks, plan.delays = _drip(plan.body, reply.drip.chunk, reply.drip.delay)
     return plan
+
+
+def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model: str) -> WirePlan:
+    """The plan for a request without ``stream``: the message as JSON, each stream fault
+    in its non-streaming form (see the module docstring)."""
+    events = stream_events(Reply(message=reply.message, events=reply.events), message_id=message_id, model=model)
+    if reply.bad_data is not None:
+        raise NoJsonForm("`bad_data` (a stream frame that is not JSON)")
+    if not all(_complete_json(text) for text in _tool_inputs(events)):
+        raise NoJsonForm("tool input JSON that does not parse")
+    frames = [sse.encode_event(e) for e in stream_events(reply, message_id=message_id, model=model)]
+    if reply.error_event is not None:
+        plan = _error_plan(_as_status_error(reply), headers)
+        plan.form = f"HTTP {plan.status} {reply.error_event.type}, for the event: error after event {reply.error_event.after_event}"
+        return plan
+    body = json.dumps(final_message(events)).encode()
+    plan = WirePlan(200, headers | {"content-type": "application/json"} | reply.headers, [body], [0.0], events=events)
+    if reply.cut is not None and reply.cut.after_bytes is not None:
+        offset: int | None = min(reply.cut.after_bytes, len(body))
+    elif reply.cut is not None or reply.end_early is not None:
+        delivered = cut_offset(reply.cut, b"".join(frames), _frame_spans(frames)) if reply.cut else sum(map(len, frames))
+        whole = sum(len(sse.encode_event(e)) for e in events)
+        offset = max(1, min(len(body) - 1, round(len(body) * delivered / whole)))
+    else:
+        offset = None
+    if offset is not None:
+        plan.chunks, plan.delays = _rechunk(plan.chunks, plan.delays, offset)
+        plan.ending = reply.cut.how if reply.cut is not None else "fin"
+        plan.form = f"the JSON body cut after {offset} of {len(body)} bytes ({plan.ending.upper()})"
+    elif reply.stall is not None:
+        plan.chunks, plan.delays, plan.ending, plan.stall_seconds = [], [], "stall", reply.stall.seconds
+        plan.form = "the headers, then silence"
+    elif reply.pings or reply.insert or reply.duplicate is not None or reply.swap is not None or reply.interrupt is not None:
+        plan.form = "the message whole: event-level faults have no JSON form"
+    if reply.drip is not None:
+        plan.chunks, plan.delays = _drip(plan.body, reply.drip.chunk, reply.drip.delay)
+    return plan
+
+
+def _as_status_error(reply: Reply) -> Reply:
+    """A stream's ``event: error`` as an error reply with the matching HTTP status."""
+    assert reply.error_event is not None
+    return Reply(error=STREAM_ERROR_STATUS[reply.error_event.type], message_text=reply.error_event.message, headers=reply.headers)
+
+
+def _tool_inputs(events: list[dict[str, Any]]) -> list[str]:
+    """The input JSON each tool_use block streams, joined."""
+    inputs: dict[object, str] = {}
+    for event in events:
+        delta = event.get("delta") if isinstance(event, dict) else None
+        if event.get("type") == "content_block_delta" and isinstance(delta, dict) and delta.get("type") == "input_json_delta":
+            inputs[event.get("index")] = inputs.get(event.get("index"), "") + str(delta.get("partial_json", ""))
+    return list(inputs.values())
+
+
+def _complete_json(text: str) -> bool:
+    try:
+        json.loads(text or "{}")
+    except ValueError:
+        return False
+    return True
 
 
 class _BadData(dict):

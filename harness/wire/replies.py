@@ -82,6 +82,7 @@ class Reply:
     swap: int | None = None
     interrupt: int | None = None  # Ctrl+C while streaming, after event k
     line: int | None = None  # where the reply stands in its scenario file
+    unstreamed: Reply | None = None  # served instead to a request that does not stream
 
     @property
     def kind(self) -> str:
@@ -144,4 +145,6 @@ class Reply:
             labels.append(f"events {self.swap} and {self.swap + 1} swapped")
         if self.interrupt is not None:
             labels.append(f"Ctrl+C after event {self.interrupt}")
+        if self.unstreamed is not None:
+            labels.append(f"unstreamed: {self.unstreamed.describe()}")
         return labels

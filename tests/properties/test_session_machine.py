@@ -100,7 +100,7 @@ class AgentSession(RuleBasedStateMachine):
 
     @invariant()
     def history_is_valid(self) -> None:
-        problems = list(self.responder.problems) + kept_partial_text(self.responder.requests)
+        problems = list(self.responder.problems) + kept_partial_text(self.responder.requests)[0]
         if getattr(self.agent, "messages", None):  # an agent that shows its history: check it as it is now
             problems += [str(v) for v in check_history(self.agent.messages)]
         self.fail_on(problems)

@@ -1,0 +1,16 @@
+"""The cassette scrubber for the fault server's log: ``harness serve --log`` keeps of
+each request and answer exactly what a cassette keeps (``harness.cassette.scrub``): the
+allowlisted headers, and bodies with secrets and ``request_id`` values redacted."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from harness.cassette.scrub import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS, keep_headers, scrub_body
+
+
+def scrub_for_log(side: str, headers: Mapping[str, str], body: bytes) -> tuple[dict[str, Any], str | None]:
+    """``(headers kept, body text)`` of one side (``request`` or ``response``) of an exchange."""
+    kept = keep_headers(headers, KEPT_REQUEST_HEADERS if side == "request" else KEPT_RESPONSE_HEADERS)
+    scrubbed = scrub_body(body) if body else None
+    return kept, None if scrubbed is None else scrubbed.decode("utf-8", "replace")

@@ -1,0 +1,122 @@
+"""Stream faults served to a request that does not stream: each in its non-streaming
+form, read by the real SDK (``client.messages.create`` without ``stream``), in process
+and on a socket, the form named in the timeline and the log."""
+
+from __future__ import annotations
+
+import re
+
+import anthropic
+import httpx2
+import pytest
+
+from harness.scenario.clients import sync_client
+from harness.scenario.forms import stream_only_notes
+from harness.scenario.loader import load_scenario
+from harness.scenario.responder import Responder
+from harness.scenario.transport import ScenarioTransport
+from harness.serve.server import FaultServer
+from harness.wire.replies import Cut, ErrorEvent, Reply, Stall
+
+PARAMS = {"model": "claude-opus-5-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Read it"}]}
+MESSAGE = {"text": "Reading it.", "tool_use": {"name": "Read", "input": {"file_path": "README.md"}}}
+BROKEN_JSON = {"text": "Reading it.", "tool_use": {"name": "Read", "json": ['{"file_path": oops']}}
+
+
+def ask(*replies: Reply):
+    """A non-streaming create against ``replies``; (what it returned or raised, the responder)."""
+    responder = Responder(list(replies))
+    client = sync_client(ScenarioTransport(responder))
+    try:
+        return client.messages.create(**PARAMS), responder
+    except Exception as error:  # noqa: BLE001 -- the test looks at what was raised
+        return error, responder
+
+
+@pytest.mark.parametrize(
+    ("error_type", "raised", "status"),
+    [("overloaded_error", anthropic.OverloadedError, 529), ("invalid_request_error", anthropic.BadRequestError, 400),
+     ("rate_limit_error", anthropic.RateLimitError, 429), ("api_error", anthropic.InternalServerError, 500)],
+)
+def test_an_error_event_becomes_the_same_error_as_an_http_status(error_type, raised, status) -> None:
+    result, responder = ask(Reply(message=MESSAGE, error_event=ErrorEvent(3, error_type, "Nope")))
+    assert isinstance(result, raised) and result.status_code == status
+    assert result.body["error"] == {"type": error_type, "message": "Nope"}
+    assert responder.requests[0].plan.form == f"HTTP {status} {error_type}, for the event: error after event 3"
+    assert responder.problems == []
+
+
+@pytest.mark.parametrize("reply", [Reply(message=MESSAGE, end_early=6), Reply(message=MESSAGE, cut=Cut(after_event=6))])
+def test_an_early_end_or_a_cut_becomes_the_json_body_cut_and_the_connection_closed(reply) -> None:
+    result, responder = ask(reply)
+    assert isinstance(result, anthropic.APIConnectionError)
+    assert isinstance(result.__cause__, httpx2.RemoteProtocolError)
+    plan = responder.requests[0].plan
+    sent, whole = map(int, re.fullmatch(r"the JSON body cut after (\d+) of (\d+) bytes \(FIN\)", plan.form).groups())
+    assert 0 < len(plan.body) == sent < whole and plan.ending == "fin"
+
+
+def test_a_cut_by_reset_resets_the_json_body_too() -> None:
+    result, responder = ask(Reply(message=MESSAGE, cut=Cut(in_event=3, how="rst")))
+    assert isinstance(result, anthropic.APIConnectionError) and isinstance(result.__cause__, httpx2.ReadError)
+    assert responder.requests[0].plan.ending == "rst"
+
+
+def test_a_stall_is_the_headers_then_silence() -> None:
+    result, responder = ask(Reply(message=MESSAGE, stall=Stall(5, 30.0)))
+    assert isinstance(result, anthropic.APITimeoutError)
+    assert responder.requests[0].plan.form == "the headers, then silence" and responder.clock.now() == 30.0
+
+
+def test_event_level_faults_leave_the_message_whole() -> None:
+    message, responder = ask(Reply(message=MESSAGE, pings=3, duplicate=3))
+    assert message.stop_reason == "tool_use" and message.content[1].input == {"file_path": "README.md"}
+    assert responder.requests[0].plan.form == "the message whole: event-level faults have no JSON form"
+
+
+@pytest.mark.parametrize("reply", [Reply(message=MESSAGE, bad_data=3), Reply(message=BROKEN_JSON)])
+def test_a_fault_no_json_body_can_carry_is_a_500_and_a_problem_naming_unstreamed(reply) -> None:
+    result, responder = ask(reply)
+    assert isinstance(result, anthropic.InternalServerError)
+    assert len(responder.problems) == 1 and "has no non-streaming form (choose one with `unstreamed:`)" in responder.problems[0]
+
+
+def test_unstreamed_says_what_a_request_without_stream_gets() -> None:
+    chosen = Reply(message={"text": "Reading it.", "tool_use": {"name": "Read", "input": {}}})
+    message, responder = ask(Reply(message=BROKEN_JSON, unstreamed=chosen))
+    assert message.content[1].input == {} and responder.problems == []
+    assert responder.requests[0].plan.form == "the reply's `unstreamed:` form (the request does not stream)"
+    streamed = Responder([Reply(message=BROKEN_JSON, unstreamed=chosen)])
+    with pytest.raises(ValueError, match="Unable to parse tool parameter JSON"):  # a stream still gets the fault
+        with sync_client(ScenarioTransport(streamed)).messages.stream(**PARAMS) as stream:
+            stream.get_final_message()
+
+
+def test_lint_names_each_reply_without_a_non_streaming_form(tmp_path) -> None:
+    path = tmp_path / "faults.yaml"
+    path.write_text(
+        "name: x\nabout: y\nturns:\n  - user: hi\n    replies:\n"
+        "      - {text: a, bad_data: 2}\n"
+        "      - {text: a, tool_use: {name: Read, json: ['{\"a\": oops']}}\n"
+        "      - {text: a, tool_use: {name: Read, json: ['{\"a\": oops']}, unstreamed: {error: api_error}}\n"
+        "      - {text: a, error_event: 2, end_early: 1}\n",
+        encoding="utf-8",
+    )
+    notes = stream_only_notes(load_scenario(path))
+    assert [n.split(": note: ")[0] for n in notes] == [f"{path}:6", f"{path}:7"]
+    assert "`bad_data` (a stream frame that is not JSON) has no non-streaming form" in notes[0]
+    assert "tool input JSON that does not parse has no non-streaming form" in notes[1]
+
+
+def test_on_a_socket_the_forms_reach_the_sdk_the_same_way() -> None:
+    replies = [Reply(message=MESSAGE, error_event=ErrorEvent(3)), Reply(message=MESSAGE, end_early=6), Reply(message=MESSAGE)]
+    lines: list[str] = []
+    with FaultServer(Responder(replies), time_scale=0, log=lines.append) as server:
+        with anthropic.Anthropic(base_url=server.url, api_key="test", max_retries=0) as client:
+            with pytest.raises(anthropic.OverloadedError):
+                client.messages.create(**PARAMS)
+            with pytest.raises(anthropic.APIConnectionError):
+                client.messages.create(**PARAMS)
+            assert client.messages.create(**PARAMS).stop_reason == "tool_use"
+    assert "→ 529 text+tool_use · event: error overloaded_error after event 3 · served as HTTP 529 overloaded_error" in lines[0]
+    assert "served as the JSON body cut after" in lines[1] and "fault fin" in lines[1]
