@@ -177,13 +177,13 @@ def test_real_gzip_recordings_replay_the_same_for_sync_and_async_clients(name):
 def canonical_calls(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """Every body the index re-encodes as canonical JSON, in order."""
     calls: list[bytes] = []
-    canonical = cassette_index._canonical
+    canonical = cassette_index.canonical_body
 
     def counting(body: bytes | None) -> bytes:
         calls.append(body or b"")
         return canonical(body)
 
-    monkeypatch.setattr(cassette_index, "_canonical", counting)
+    monkeypatch.setattr(cassette_index, "canonical_body", counting)
     return calls
 
 

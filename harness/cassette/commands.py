@@ -2,7 +2,8 @@
 
     harness record --cassette FILE [--agent MODULE:FACTORY] [--base-url URL] [--model M] [--record-mode MODE] [--cwd DIR] -- LINE…
     harness replay CASSETTE [--agent MODULE:FACTORY] [--engine harness|vcr] [--match-on body|order] [--cwd DIR] [-- LINE…]
-    harness scan [PATHS…]            exit 1 on anything that looks like a secret (default: cassettes/)
+    harness scan [PATHS…]            exit 1 on anything that looks like a secret (default: cassettes/):
+                                     file:line: kind: a masked excerpt, never the secret
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     from harness.agents.mini_agent import SettingsError, settings_from_environment
     from harness.cassette.diff import ReplayMismatch
     from harness.cassette.record import CassetteExists, RecordingFailed, record_session
+    from harness.cassette.redaction.config import RulesFileError
+    from harness.cassette.redaction.redact import RedactionError
     from harness.cassette.recorder import SecretsFound
 
     try:
@@ -28,10 +31,10 @@ def cmd_record(args: argparse.Namespace) -> int:
             args.cassette, args.lines, base_url=args.base_url, model=args.model, record_mode=args.record_mode,
             match_on=args.match_on, cwd=args.cwd, factory=factory, settings=settings, write=_live,
         )
-    except (CassetteExists, RecordingFailed, SettingsError, AgentSpecError) as error:
+    except (CassetteExists, RecordingFailed, SettingsError, AgentSpecError, RulesFileError) as error:
         print(f"harness record: {error}", file=sys.stderr)
         return 2
-    except (SecretsFound, ReplayMismatch) as error:
+    except (SecretsFound, RedactionError, ReplayMismatch) as error:
         print(f"harness record: {args.cassette}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -77,10 +80,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
+    from harness.cassette.redaction.config import RulesFileError, configured
     from harness.cassette.scan import files_under, scan_file
 
+    try:
+        settings = configured()
+    except RulesFileError as error:
+        print(f"harness scan: {error}", file=sys.stderr)
+        return 2
     files = files_under(args.paths)
-    findings = [finding for path in files for finding in scan_file(path)]
+    findings = [finding for path in files for finding in scan_file(path, settings=settings)]
     for finding in findings:
         print(finding)
     print(f"{len(files)} file(s) scanned, {len(findings) or 'no'} possible secret(s)")
