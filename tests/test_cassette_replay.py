@@ -259,3 +259,49 @@ def test_record_scan_replay_overlay_end_to_end(tmp_path):
     outcome = run_scenario(load_scenario(overlay))
     assert outcome.problems == []
     assert outcome.files["notes.txt"] == "- sardines\n- mackerel\n- herring\n"
+
+
+LIVE = "sk-ant-api03-" + "Rp5" * 30  # a key's shape, built so this file holds none
+
+
+def one_interaction(body: dict) -> list[dict]:
+    return [{
+        "request": {"method": "POST", "uri": "http://x/v1/messages", "body": json.dumps(body),
+                    "headers": {"content-type": ["application/json"]}},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "the answer"}},
+    }]
+
+
+def test_a_recorded_placeholder_matches_the_live_secret_whatever_key_tagged_it():
+    recorded = {"messages": [{"role": "user", "content": "use <redacted:anthropic-key:0badc0de> now"}], "model": "m"}
+    live = {"model": "m", "messages": [{"role": "user", "content": f"use {LIVE} now"}]}
+    client = httpx2.Client(transport=CassetteTransport(one_interaction(recorded)), base_url="http://x")
+    assert client.post("/v1/messages", json=live).text == "the answer"
+
+
+def test_a_secret_a_cassette_was_written_with_still_matches_and_a_mismatch_never_shows_it():
+    recorded = {"messages": [{"role": "user", "content": f"use {LIVE} now"}], "model": "m"}  # by hand, unredacted
+    client = httpx2.Client(transport=CassetteTransport(one_interaction(recorded)), base_url="http://x")
+    mismatch = client.post("/v1/messages", json={"model": "m", "messages": [{"role": "user", "content": f"{LIVE}!"}]})
+    assert mismatch.status_code == 400 and "--- recorded" in mismatch.text
+    assert mismatch.text.count("<redacted:anthropic-key:") == 2 and LIVE[13:] not in mismatch.text
+    reordered = {"model": "m", "messages": [{"content": f"use {LIVE} now", "role": "user"}]}
+    assert client.post("/v1/messages", content=json.dumps(reordered).encode()).text == "the answer"
+
+
+def test_vcrpy_replay_matches_a_placeholder_whatever_key_tagged_it(tmp_path):
+    import yaml as pyyaml
+
+    recorded = {"messages": [{"role": "user", "content": "use <redacted:anthropic-key:0badc0de> now"}], "model": "m"}
+    cassette = tmp_path / "tagged.yaml"
+    interaction = one_interaction(recorded)[0]
+    interaction["response"]["headers"] = {"content-type": ["application/json"]}
+    interaction["response"]["body"]["string"] = json.dumps({"ok": True})
+    cassette.write_text(pyyaml.safe_dump({"interactions": [interaction], "version": 1}))
+    from harness.cassette.session import CassetteSession
+
+    with CassetteSession(cassette, engine="vcr") as session:
+        client = session.client(base_url="http://x")
+        answer = client.post("/v1/messages", cast_to=httpx2.Response,
+                             body={"model": "m", "messages": [{"role": "user", "content": f"use {LIVE} now"}]})
+    assert answer.json() == {"ok": True} and session.problems == []

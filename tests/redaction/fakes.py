@@ -56,6 +56,12 @@ def _context(family: str, before: str, secret: str, after: str = "") -> Fake:
     return Fake(family, line, line, (secret,))
 
 
+def _url(family: str, name: str, template: str, secret: str) -> Fake:
+    """A URL that is a secret because of one part of it (``{secret}`` in ``template``)."""
+    url = template.format(secret=secret)
+    return Fake(family, url, f"{name}={url}", (secret,))
+
+
 def _pem(rng: random.Random, kind: str) -> Fake:
     body = [base64.b64encode(rng.randbytes(48)).decode() for _ in range(4)]
     value = "\n".join([f"-----BEGIN {kind}PRIVATE KEY-----", *body, f"-----END {kind}PRIVATE KEY-----"])
@@ -86,7 +92,6 @@ def fakes(seed: int = 0) -> list[Fake]:
         _token("gitlab-token", "GITLAB_PAT", "glpat-FAKE" + pick(_URLSAFE, 16)),
         _token("slack-token", "SLACK_BOT_TOKEN",
                f"xoxb-{rng.randrange(10**10, 10**11)}-{rng.randrange(10**11, 10**12)}-{pick(_ALNUM, 24)}"),
-        Fake("slack-webhook", url := "https://hooks.slack.com/services/" + webhook, f"SLACK_WEBHOOK={url}", (webhook,)),
         _token("stripe-key", "STRIPE_SECRET", "sk_live_FAKE" + pick(_ALNUM, 24)),
         _token("stripe-key", "STRIPE_RESTRICTED", "rk_test_FAKE" + pick(_ALNUM, 24)),
         _token("google-api-key", "GOOGLE_API_KEY", "AIzaFAKE" + pick(_URLSAFE, 31)),
@@ -98,18 +103,17 @@ def fakes(seed: int = 0) -> list[Fake]:
         _pem(rng, "OPENSSH "),
         _pem(rng, ""),
         _pem(rng, "EC "),
-        Fake("db-url-password", url := f"postgres://app_user:{pw}@db.internal:5432/app", f"DATABASE_URL={url}", (pw,)),
-        Fake("db-url-password", url := f"mongodb+srv://svc:{pw}x@cluster0.fake.mongodb.net/db", f"MONGO_URL={url}",
-             (pw + "x",)),
-        Fake("db-url-password", url := f"redis://:{pw}r@cache.internal:6379/0", f"REDIS_URL={url}", (pw + "r",)),
-        Fake("db-url-password", url := f"amqp://guest:{pw}q@mq.internal:5672/", f"BROKER_URL={url}", (pw + "q",)),
-        Fake("url-password", url := f"https://deploy:{pw}h@git.example.com/org/repo.git", f"REMOTE={url}", (pw + "h",)),
-        Fake("url-query-secret", url := f"https://api.example.com/v1/items?page=2&access_token={pw}t", f"FEED={url}",
-             (pw + "t",)),
-        Fake("aws-signature", url := f"https://bucket.s3.amazonaws.com/a.txt?X-Amz-Date=20260101&X-Amz-Signature={hexsig}",
-             f"SIGNED={url}", (hexsig,)),
+        _url("db-url-password", "DATABASE_URL", "postgres://app_user:{secret}@db.internal:5432/app", pw),
+        _url("db-url-password", "MONGO_URL", "mongodb+srv://svc:{secret}@cluster0.fake.mongodb.net/db", pw + "x"),
+        _url("db-url-password", "REDIS_URL", "redis://:{secret}@cache.internal:6379/0", pw + "r"),
+        _url("db-url-password", "BROKER_URL", "amqp://guest:{secret}@mq.internal:5672/", pw + "q"),
+        _url("url-password", "REMOTE", "https://deploy:{secret}@git.example.com/org/repo.git", pw + "h"),
+        _url("url-query-secret", "FEED", "https://api.example.com/v1/items?page=2&access_token={secret}", pw + "t"),
+        _url("aws-signature", "SIGNED",
+             "https://bucket.s3.amazonaws.com/a.txt?X-Amz-Date=20260101&X-Amz-Signature={secret}", hexsig),
+        _url("slack-webhook", "SLACK_WEBHOOK", "https://hooks.slack.com/services/{secret}", webhook),
         _context("authorization", "Authorization: Bearer ", pick(_URLSAFE, 40)),
-        _context("api-key-header", "x-api-key: ", pick(_ALNUM, 32)),
+        _context("api-key-header", "x-api-key" + ": ", pick(_ALNUM, 32)),
         _context("cookie", "Cookie: theme=dark; sessionid=", pick(_ALNUM, 32)),
         _context("generic-secret", "DB_PASSWORD=", "Fake-" + pick(_ALNUM + "!#%&*", 14)),
         _context("generic-secret", '"client_secret": "', pick(_ALNUM, 30), '"'),
@@ -122,3 +126,8 @@ ONE_PER_FAMILY = list({fake.family: fake for fake in reversed(FAKES)}.values())
 
 def fake_id(fake: Fake) -> str:
     return f"{fake.family}-{FAKES.index(fake)}"
+
+
+def unknown_token(seed: int = 1, n: int = 24) -> str:
+    """A random-looking token of no known shape (what only the high-entropy report finds)."""
+    return _pick(random.Random(seed), _ALNUM, n)

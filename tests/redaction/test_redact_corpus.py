@@ -14,6 +14,7 @@ from harness.cassette.redaction import decode
 from redaction.leaks import leaked
 from redaction.places import ENCODINGS, PLACES, split_points, stream, stream_content
 from harness.cassette.redaction.redact import Redactor
+from harness.cassette.scan import PUBLIC_PREFIX
 
 
 @pytest.mark.parametrize("fake", FAKES, ids=fake_id)
@@ -55,8 +56,10 @@ def test_redacting_twice_changes_nothing_more(redactor):
         assert redactor.redact_body(once) == once, fake.family
 
 
-@pytest.mark.parametrize("fake", ONE_PER_FAMILY[:6], ids=fake_id)
+@pytest.mark.parametrize("fake", [f for f in ONE_PER_FAMILY if not PUBLIC_PREFIX.match(f.secrets[0])], ids=fake_id)
 def test_a_stream_cut_inside_the_second_half_of_a_secret_leaves_no_usable_part(redactor, fake):
+    """Where all of the value is secret (no public prefix such as ``sk-ant-api03-``, whose
+    first 12 characters are no use): a cut stream keeps none of its 12-character pieces."""
     content = stream_content("text", fake)
     at = content.index(fake.secrets[0])
     full = stream("text", content, at + 12).decode()

@@ -7,7 +7,9 @@ import base64
 import json
 
 import pytest
-from redaction.fakes import FAKES
+from redaction.fakes import FAKES, unknown_token
+
+CFUVID = unknown_token(7, 43) + "-1775384635"  # Cloudflare's visitor id: random, and no credential
 
 from harness.cassette.redaction.checks import is_placeholder, shannon
 from harness.cassette.redaction.find import find_secrets, pair_secrets
@@ -21,7 +23,7 @@ from harness.cassette.redaction.find import find_secrets, pair_secrets
     "postgres://user:password@localhost/db", "postgres://app:${DB_PASSWORD}@db/app", "mysql://root:<pass>@h/d",
     "scikit sk-learn is a library", "anthropic-ratelimit-input-tokens-reset: 2026-04-05T10:23:55Z",
     "eyJmb28iOjF9.eyJmb28iOjF9.c2lnbmF0dXJl", "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----",
-    "Set-Cookie: _cfuvid=AszuuBQ1hLwWqGnm7_7qiVOeawtnuoXQMLdYcg9PRo0-1775384635; HttpOnly",
+    f"Set-Cookie: _cfuvid={CFUVID}; HttpOnly",
     "the monkey: abcDEF123456", "LOOPBACK_API_KEY = \"harness-loopback\"", "see http://example.com:8080@x",
 ])
 def test_placeholders_prose_and_code_are_not_secrets(text):

@@ -10,7 +10,7 @@ from bisect import bisect_right
 
 import pytest
 import yaml
-from redaction.fakes import FAKES, ONE_PER_FAMILY, fake_id
+from redaction.fakes import FAKES, ONE_PER_FAMILY, fake_id, unknown_token
 
 from redaction.leaks import WINDOW
 from redaction.places import ENCODINGS, PLACES, file_text, split_points, stream, stream_content
@@ -80,12 +80,13 @@ def test_a_secret_split_across_deltas_in_a_recorded_stream_is_found(fake, kind):
 
 
 def test_secret_headers_are_reported_whatever_they_look_like_and_cloudflare_cookies_are_not():
+    session = unknown_token(8, 26)
     headers = {"authorization": ["Bearer short-but-real"], "x-api-key": ["tok3n"], "content-type": ["application/json"],
-               "set-cookie": ["_cfuvid=AszuuBQ1hLwWqGnm7_7qiVOeawtnuoXQMLdYcg9PRo0-1775384635; HttpOnly; Path=/"],
-               "cookie": ["sessionid=Qm9vb0dmYWtlU2Vzc2lvbjEyMzQ1Ng; theme=dark"]}
+               "set-cookie": [f"_cfuvid={unknown_token(7, 43)}-1775384635; HttpOnly; Path=/"],
+               "cookie": [f"sessionid={session}; theme=dark"]}
     findings = scan_text(cassette(("{}", "ok"), headers=headers), "c.yaml")
     assert sorted(kinds(findings)) == ["api-key-header", "authorization", "cookie"]
-    assert all("short-but-real" not in str(f) and "Qm9vb0" not in str(f) for f in findings)
+    assert all("short-but-real" not in str(f) and session[:8] not in str(f) for f in findings)
 
 
 @pytest.mark.parametrize("fake", FAKES, ids=fake_id)
@@ -103,7 +104,7 @@ def test_a_json_file_with_u_escaped_keys_is_read_decoded():
 
 
 def test_high_entropy_strings_of_unknown_shape_are_reported_in_decoded_text():
-    token = "Qx7vLp2NwZ8rTb4YcK9mHs3D"
+    token = unknown_token()
     text = cassette((json.dumps({"messages": [{"role": "user", "content": f"use\n{token} now"}]}), "ok"))
     assert [f.kind for f in scan_text(text, "c.yaml")] == ["high-entropy string"]
     assert token not in str(scan_text(text, "c.yaml"))

@@ -42,6 +42,7 @@ _CREDENTIAL_NAME = re.compile(r"(?i)(?:^|_)(?:KEY|PAT|AUTH)$|PASSWORD|PASSWD|SEC
 _PHRASE = re.compile(r"[a-z]{1,10}(?:[-_. ][a-z]{1,10})*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _NUMERIC = re.compile(r"[\d\s:.,/+TZ-]+")
 _PATH_LIKE = re.compile(r"^(?:~?/|\.\.?/|[A-Za-z]:\\|file:)")
+_FILE_PATH = re.compile(r"(?:~|\.{1,2})?(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}")  # has a '.', which base64 never has
 
 
 def lower(text: str) -> str:
@@ -71,11 +72,13 @@ def is_placeholder(value: str) -> bool:
 def generic_value(value: str) -> bool:
     """Whether the value of a credential-named assignment is a secret (see module doc);
     numbers, dates and times (``2026-04-05T10:23:55Z``), short lower-case words joined
-    by ``-_. `` (``harness-loopback``) and constant names (``LOOPBACK_API_KEY``) are not."""
+    by ``-_. `` (``harness-loopback``), constant names (``LOOPBACK_API_KEY``) and file
+    paths (``/run/secrets/db.key``: the file holds the secret, its name does not) are not."""
     return (
         len(value) >= GENERIC_MIN_LEN
         and not _NUMERIC.fullmatch(value)
         and not _PHRASE.fullmatch(value)
+        and not _FILE_PATH.fullmatch(value)
         and not is_placeholder(value)
         and shannon(value) >= GENERIC_MIN_ENTROPY
     )

@@ -29,6 +29,10 @@ _CREDENTIAL_WORD = re.compile(r"key|secret|token|passw|pwd|passphrase|credential
 _COOKIES = ("cookie", "set-cookie")
 _REMEMBERED_LENGTH = 512
 _REMEMBERED_STRINGS = 50_000
+# A name in our own placeholder's label is not a credential's name: ``<redacted:authorization:…``
+# and ``"<redacted:env-DB_TOKEN:" in text`` (code that reads placeholders) assign nothing.
+_AFTER_OWN_LABEL = re.compile(r"<redacted:[A-Za-z0-9_.-]*:?[\s\"'`]*\Z")
+_ESCAPED_SPACE = re.compile(r"\\+[nrt]")
 _OWN_PLACEHOLDER = re.compile(r"<redacted:[A-Za-z0-9_.-]+:[0-9a-f]{8}>")
 
 
@@ -93,6 +97,7 @@ def find_secrets(text: str, rules: RuleSet | None = None) -> list[Hit]:
         found = [
             hit for hit in found
             if not _only_placeholders(text[hit[0] : hit[1]]) and not any(s <= hit[0] and hit[1] <= e for s, e in own)
+            and not _AFTER_OWN_LABEL.search(text, max(0, hit[0] - 64), hit[0])
         ]
     return merge(found)
 
@@ -172,4 +177,5 @@ def merge(found: list[tuple[int, int, int, str]]) -> list[Hit]:
 
 
 def _only_placeholders(text: str) -> bool:
-    return not _OWN_PLACEHOLDER.sub("", text).strip(" \t\r\n\"'`:=,;")
+    """Our placeholders, punctuation and white space, also JSON-escaped (``\\n`` in raw text)."""
+    return not _ESCAPED_SPACE.sub("", _OWN_PLACEHOLDER.sub("", text)).strip(" \t\r\n\"'`:=,;")

@@ -14,23 +14,30 @@ from harness.cassette.redaction.checks import generic_value, is_placeholder, low
 
 # -- PEM ------------------------------------------------------------------------------
 # Checked against gitleaks ``private-key`` and detect-secrets ``PrivateKeyDetector``.
-_PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+# The words of a marker may be apart by any white space (and backslashes): in a cassette's
+# raw YAML text, folding breaks a long line at a space ("-----END\n      RSA PRIVATE KEY-----").
+_PEM_BEGIN = re.compile(r"-----BEGIN[\s\\]+(?:[A-Z0-9]+[\s\\]+)*PRIVATE[\s\\]+KEY(?:[\s\\]+BLOCK)?-----")
+_PEM_END = re.compile(r"-----END[\s\\]+(?:[A-Z0-9]+[\s\\]+)*PRIVATE[\s\\]+KEY(?:[\s\\]+BLOCK)?-----")
 # A line of a PEM body: base64, an RFC 1421 header (``Proc-Type: 4,ENCRYPTED``), maybe
 # behind a ``cat -n`` line number; used to find where a block without END stops.
 _PEM_LINE = re.compile(r"[ \t]*(?:\d+\t)?[ \t]*(?:[A-Za-z0-9+/= ]*|[A-Za-z-]+:[^\r\n]*)[ \t]*")
+# A key's body has base64 runs (64 to a line); a placeholder, words and the framing of a
+# stream the body was split across do not: a ``<redacted:…>`` body is no key.
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{16}")
 _BASE64_CHAR = re.compile(r"[A-Za-z0-9+/]")
 
 
 def pem_spans(text: str) -> Iterator[tuple[int, int]]:
-    """The body of each private-key block, between its BEGIN and END lines; a block
-    without an END line (a Read that stopped, a stream that was cut) runs as far as its
-    lines look like PEM."""
+    """The body of each private-key block, between its BEGIN and END lines, if it has a
+    base64 run; a block without an END line (a Read that stopped, a stream that was cut)
+    runs as far as its lines look like PEM, and any of it is a secret."""
     pos = 0
     while (begin := _PEM_BEGIN.search(text, pos)) is not None:
         end = _PEM_END.search(text, begin.end())
+        if end and _PEM_BEGIN.search(text, begin.end(), end.start()):  # that END is another block's
+            end = None  # (in raw YAML, folding can break an END line at its spaces)
         stop = end.start() if end else _pem_body_end(text, begin.end())
-        if len(_BASE64_CHAR.findall(text, begin.end(), stop)) >= 16:
+        if (_BASE64_RUN if end else _BASE64_CHAR).search(text, begin.end(), stop):  # cut short: any of it
             yield begin.end(), stop
         pos = end.end() if end else max(stop, begin.end())
 
@@ -50,8 +57,9 @@ def _pem_body_end(text: str, start: int) -> int:
 # Checked against gitleaks ``gitlab-session-cookie`` / ``sidekiq`` style rules: a cookie
 # value is a credential when it is a session id. Cloudflare's visitor and bot-management
 # ids and analytics ids are not credentials (and real Anthropic responses set them).
-_COOKIE = re.compile(r"cookie[\"'\]]{0,2}[ \t]*[:=][ \t]*[\"']?([^\r\n\"']+)")  # on lower-cased text
-_COOKIE_PAIR = re.compile(r"([^=;,\s]+)=([^;\r\n]*)")
+# A cookie value has no backslash (RFC 6265 cookie-octet), so in escaped text it ends at ``\n``.
+_COOKIE = re.compile(r"cookie[\"'\]]{0,2}[ \t]*[:=][ \t]*[\"']?([^\r\n\"'\\]+)")  # on lower-cased text
+_COOKIE_PAIR = re.compile(r"([^=;,\s\\]+)=([^;\r\n\\]*)")
 BENIGN_COOKIES = frozenset({"_cfuvid", "__cf_bm", "__cflb", "_ga", "_gid", "_gat"})
 _COOKIE_ATTRIBUTES = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority", "version"})
 
@@ -80,7 +88,10 @@ def cookie_spans(text: str) -> Iterator[tuple[int, int]]:
 # detect-secrets basic_auth, GitHub "database connection strings": scheme://user:pass@host
 # (the password is up to the last @ of the authority), and a token as the whole userinfo.
 _SCHEME_BEFORE = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}\Z")
-_USER_PASSWORD = re.compile(r"[^\s:/?#@\"'<>\\\[\]]*:(?P<secret>[^\s/?#\"'<>\\]+)@(?=[A-Za-z0-9\[%_-])")
+# ``…:password@host``, or ``…:passw`` where the text ends (a stream cut inside the URL).
+_USER_PASSWORD = re.compile(
+    r"[^\s:/?#@\"'<>\\\[\]]*:(?:(?P<secret>[^\s/?#\"'<>\\]+)@(?=[A-Za-z0-9\[%_-])|(?P<cut>[^\s/?#\"'<>\\@]+)\Z)"
+)
 _USER_TOKEN = re.compile(r"(?P<secret>[A-Za-z0-9_.~%+-]{20,})@(?=[A-Za-z0-9\[])")
 
 
@@ -98,9 +109,10 @@ def url_password_spans(text: str, schemes: frozenset[str] | None = None) -> Iter
     """The password of each ``scheme://user:password@host`` (not a port, not a placeholder)."""
     for start in _authorities(text, schemes):
         match = _USER_PASSWORD.match(text, start)
-        secret = match.group("secret") if match else ""
+        group = "secret" if match and match.group("secret") else "cut"
+        secret = match.group(group) if match else ""
         if secret and not is_placeholder(secret) and not (secret.isdigit() and len(secret) <= 5):
-            yield match.span("secret")
+            yield match.span(group)
 
 
 def url_userinfo_spans(text: str) -> Iterator[tuple[int, int]]:

@@ -113,7 +113,7 @@ FAMILY_RULES: tuple[Rule, ...] = (
           _BD + r"(?P<secret>gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|soat)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{9})?)"),
     # gitleaks slack-webhook-url, detect-secrets slack (services/ workflows/ triggers/).
     _rule("slack-webhook", ("hooks.slack.com",),
-          r"(?i:hooks\.slack\.com)/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/+-]{20,})"),
+          r"(?i:hooks\.slack\.com)/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/+-]{8,})"),
     # gitleaks slack-bot/user/app/legacy/config tokens, detect-secrets slack.
     _rule("slack-token", ("xox", "xapp-"),
           _BD + r"(?P<secret>xox[abeoprs]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-\d-[A-Za-z0-9-]{20,}"
@@ -154,7 +154,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # gitleaks curl-auth-header, the harness's old rules: header values written in text.
     _rule("authorization", ("authorization",),
           _B + r"(?i:authorization" + _ASSIGN
-          + r"(?:(?:bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key|aws4-hmac-sha256)[ \t]+)?)"
+          + r"(?:(?:bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key|aws4-hmac-sha256)[ \t]+)?+)"
           r"(?P<secret>[^\s\"'\\,;]{6,})", credential_like),
     _rule("api-key-header", ("-key", "-token"),
           _BD + r"(?i:" + _HEADER_NAMES + ")" + _ASSIGN + r"(?P<secret>[^\s\"'\\,;]{6,})",
