@@ -17,6 +17,7 @@ import sys
 
 from harness.agents.loading import AgentSpecError
 from harness.cassette.commands import cmd_record, cmd_replay, cmd_scan
+from harness.cassette.redaction.config import RulesFileError
 from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
 from harness.scenario.commands import cmd_lint, cmd_play, cmd_run, cmd_schema
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.command(args)
-    except (FileNotFoundError, ScenarioError, HistoryFileError, AgentSpecError) as error:
+    except (FileNotFoundError, ScenarioError, HistoryFileError, AgentSpecError, RulesFileError) as error:
         print(f"harness: {error}", file=sys.stderr)
         return 2
 
@@ -108,6 +109,6 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     replay.add_argument("lines", nargs="*", metavar="LINE", help="the user's lines (default: read from the cassette)")
     replay.set_defaults(command=cmd_replay)
 
-    scan = commands.add_parser("scan", help="look for API keys and tokens in files; exit 1 on any")
+    scan = commands.add_parser("scan", help="look for secrets in files, decoded as the recorder reads them; exit 1 on any")
     scan.add_argument("paths", nargs="*", default=["cassettes"], help="files or folders (default: cassettes/)")
     scan.set_defaults(command=cmd_scan)

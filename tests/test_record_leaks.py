@@ -18,6 +18,9 @@ from typing import Any, Iterator
 import anthropic
 import pytest
 import yaml
+from redaction.fakes import FAKES, Fake
+from redaction.leaks import leaked
+from redaction.places import PLACES, file_text
 
 from harness.cassette.record import record_over_loopback
 from harness.cassette.replay import replay_session
@@ -28,9 +31,6 @@ from harness.serve.server import FaultServer
 from harness.wire.cassette_file import load_cassette, response_body_bytes
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
-from redaction.fakes import FAKES, Fake
-from redaction.leaks import leaked
-from redaction.places import PLACES, file_text
 
 pytest_plugins = ["pytester"]
 

@@ -20,9 +20,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     from harness.agents.mini_agent import SettingsError, settings_from_environment
     from harness.cassette.diff import ReplayMismatch
     from harness.cassette.record import CassetteExists, RecordingFailed, record_session
-    from harness.cassette.redaction.config import RulesFileError
-    from harness.cassette.redaction.redact import RedactionError
     from harness.cassette.recorder import SecretsFound
+    from harness.cassette.redaction.redact import RedactionError
 
     try:
         factory = load_factory(args.agent) if args.agent else None
@@ -31,7 +30,7 @@ def cmd_record(args: argparse.Namespace) -> int:
             args.cassette, args.lines, base_url=args.base_url, model=args.model, record_mode=args.record_mode,
             match_on=args.match_on, cwd=args.cwd, factory=factory, settings=settings, write=_live,
         )
-    except (CassetteExists, RecordingFailed, SettingsError, AgentSpecError, RulesFileError) as error:
+    except (CassetteExists, RecordingFailed, SettingsError, AgentSpecError) as error:
         print(f"harness record: {error}", file=sys.stderr)
         return 2
     except (SecretsFound, RedactionError, ReplayMismatch) as error:
@@ -80,14 +79,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from harness.cassette.redaction.config import RulesFileError, configured
+    from harness.cassette.redaction.config import configured
     from harness.cassette.scan import files_under, scan_file
 
-    try:
-        settings = configured()
-    except RulesFileError as error:
-        print(f"harness scan: {error}", file=sys.stderr)
-        return 2
+    settings = configured()  # a rules file that cannot be read: exit 2 (harness.cli)
     files = files_under(args.paths)
     findings = [finding for path in files for finding in scan_file(path, settings=settings)]
     for finding in findings:

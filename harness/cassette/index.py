@@ -1,9 +1,8 @@
 """Replaying vcrpy-format cassettes offline through the harness's own index: built
 once, then O(1) per request (vcrpy matches every request against every interaction).
 
-Matching is ``body`` (method, path and JSON body, compared after ``harness.cassette.scrub``
-normalised both: secrets redacted, the working directory as ``<cwd>``, placeholder tags
-ignored) or ``order`` (method and path; the n-th request gets the n-th interaction).
+Matching is ``body`` (method, path and JSON body, compared in ``harness.cassette.matching``'s
+form: secrets redacted, the working directory as ``<cwd>``, placeholder tags ignored) or ``order`` (method and path; the n-th request gets the n-th interaction).
 Identical requests (a retry) get the recorded answers in their recorded order. A live
 request whose bytes, with ``<cwd>`` put back, are those of a recorded body is that
 body (already clean): it is found by a digest without running the redactor.
@@ -17,7 +16,6 @@ the pytest fixture fails the test with them.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -26,34 +24,12 @@ from urllib.parse import urlsplit
 import httpx2
 
 from harness.cassette.diff import ReplayMismatch, body_diff, mismatch_response
-from harness.cassette.redaction.redact import RedactionError, untagged
+from harness.cassette.matching import LiveBodies, body_digest
+from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber
-from harness.wire import json_body
 from harness.wire.cassette_file import load_cassette, response_body_bytes
 
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
-
-
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def canonical_body(body: bytes | str | None) -> bytes:
-    """The form bodies are matched in: JSON with sorted keys and no spaces, placeholder
-    tags dropped (``redaction.redact.untagged``); a body that is not JSON as it is."""
-    if not body:
-        return b""
-    if isinstance(body, str):
-        body = body.encode("utf-8")
-    if b"<redacted:" in body:
-        body = untagged(body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
-    try:
-        return _CANONICAL_JSON.encode(json_body.loads(body)).encode()
-    except ValueError:
-        return body
-
-
-def _digest(body: bytes | None) -> bytes:
-    return hashlib.blake2b(canonical_body(body), digest_size=16).digest()
 
 
 def _raw_digest(body: bytes | None) -> bytes:
@@ -89,6 +65,7 @@ class CassetteIndex:
         self.match_on = match_on
         self.cwd = cwd
         self.scrubber = Scrubber(cwd)
+        self._live = LiveBodies(self.scrubber)
         self.played: list[int] = []  # the interaction index (from 0) each request got
         self.mismatches: list[ReplayMismatch] = []
         self._requests = 0
@@ -104,7 +81,7 @@ class CassetteIndex:
         self._rescrubbed = match_on != "body"
         for index, interaction in enumerate(self.interactions if match_on == "body" else ()):
             body = _as_bytes(interaction["request"].get("body"))
-            self._keys.append((*self._routes[index], _digest(body)))
+            self._keys.append((*self._routes[index], body_digest(body)))
             self._by_key[self._keys[index]].append(index)
             self._key_of_bytes[(*self._routes[index], _raw_digest(body))] = self._keys[index]
 
@@ -124,7 +101,7 @@ class CassetteIndex:
         else:
             key = self._key_of_bytes.get((*route, _raw_digest(self.scrubber.with_cwd(content))))
             if key is None:
-                key = (*route, _digest(self._live_form(content)))
+                key = (*route, self._live_digest(content))
             if not self._by_key.get(key) and not self._rescrubbed:
                 self._rescrub()
             candidates = self._by_key.get(key)
@@ -142,7 +119,7 @@ class CassetteIndex:
         for index, interaction in enumerate(self.interactions):
             stored = _as_bytes(interaction["request"].get("body"))
             body = _recorded_form(self.scrubber, stored)
-            old, new = self._keys[index], (*self._routes[index], _digest(body))
+            old, new = self._keys[index], (*self._routes[index], body_digest(body))
             if new == old:
                 continue
             if not self._used[index]:
@@ -151,6 +128,12 @@ class CassetteIndex:
             self._keys[index] = new
             self._key_of_bytes[(*self._routes[index], _raw_digest(stored))] = new
             self._key_of_bytes[(*self._routes[index], _raw_digest(body))] = new
+
+    def _live_digest(self, content: bytes) -> bytes:
+        try:
+            return self._live.digest(content)
+        except RedactionError:
+            return body_digest(self._live_form(content))
 
     def _live_form(self, content: bytes) -> bytes | None:
         """The live body scrubbed as a recording would be; one that cannot be redacted

@@ -39,8 +39,8 @@ import anthropic
 from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver, build_agent
-from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.recorder import RECORD_MODES, make_vcr
+from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber, replace_cwd
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.wire.cassette_file import load_cassette

@@ -3,7 +3,7 @@ pytest-recording-compatible replay path.
 
 ``make_vcr(record_mode, match_on, cwd, scrubber)`` is a ``vcr.VCR`` that scrubs every
 request and response before it is kept (``harness.cassette.scrub``), matches bodies with
-placeholder tags ignored (``same_body``), never saves after an exception, and saves
+placeholder tags ignored (``harness.cassette.matching.same_body``), never saves after an exception, and saves
 through ``AtomicPersister``: serialise, scan for secrets with the same rules, write a
 temporary file in the cassette's folder, fsync, ``os.replace``. A crash or Ctrl+C leaves
 the previous cassette (or no file), never a truncated one; a cassette the scanner flags
@@ -19,14 +19,12 @@ Errors::
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from harness.cassette.index import canonical_body
+from harness.cassette.matching import same_body
 from harness.cassette.redaction.config import configured
 from harness.cassette.scan import Finding, scan_text
 from harness.cassette.scrub import Scrubber
@@ -94,21 +92,6 @@ class AtomicPersister:
         if findings:
             raise SecretsFound(findings)
         write_atomically(Path(cassette_path), text)
-
-
-def same_body(r1: Any, r2: Any) -> None:
-    """vcrpy matcher ``harness_body``: the bodies as canonical JSON, placeholder tags
-    ignored (``<redacted:LABEL:TAG>`` as ``<redacted:LABEL>``), as the index matches."""
-    from vcr.util import read_body
-
-    if _match_key(read_body(r1)) != _match_key(read_body(r2)):
-        raise AssertionError("the bodies differ")
-
-
-@functools.lru_cache(maxsize=1024)
-def _match_key(body: bytes) -> bytes:
-    """vcrpy compares each request with every recorded one: each body is made canonical once."""
-    return hashlib.blake2b(canonical_body(body), digest_size=16).digest()
 
 
 def make_vcr(

@@ -35,9 +35,9 @@ import re
 import zlib
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.cassette.redaction import decode, views
 from harness.cassette.redaction.checks import is_placeholder, shannon

@@ -92,3 +92,20 @@ def test_the_key_is_the_variable_if_set_else_one_per_process():
     assert shared == configured({KEY_VARIABLE: "shared-in-ci"}).redactor.redact_text("DB_PASSWORD=Xy7-" + "abcdefgh")
     assert shared.startswith("DB_PASSWORD=<redacted:generic-secret:")
     assert configured({KEY_VARIABLE: "shared-in-ci"}) is configured({KEY_VARIABLE: "shared-in-ci"})
+
+
+@pytest.mark.parametrize("command", [
+    ["scan", "."],
+    ["replay", "empty.yaml", "--", "hi"],
+    ["record", "--cassette", "x.yaml", "--base-url", "http://127.0.0.1:9", "--", "hi"],
+])
+def test_every_command_reads_the_rules_file_and_exits_2_naming_its_line(tmp_path, monkeypatch, capsys, command):
+    from harness.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.yaml").write_text("interactions: []\nversion: 1\n")
+    for name, value in rules_file(tmp_path, "literal: fine-value\nnonsense here\n").items():
+        monkeypatch.setenv(name, value)
+    assert main(command) == 2
+    assert f"{tmp_path / 'redact.rules'}:2: not a rule" in capsys.readouterr().err
+    assert not (tmp_path / "x.yaml").exists()

@@ -8,11 +8,10 @@ import base64
 import gzip
 import json
 
-from redaction.fakes import FAKES
-
 from harness.cassette.redaction import decode, views
 from harness.cassette.redaction.find import find_secrets
 from harness.cassette.scan import scan_text
+from redaction.fakes import FAKES
 
 KEY = FAKES[0].value  # sk-ant-api03-FAKE…
 

@@ -12,11 +12,11 @@ import re
 import time
 
 import pytest
-from redaction.fakes import FAKES
 
+from harness.cassette.redaction.redact import RedactionError, Redactor, untagged
+from redaction.fakes import FAKES
 from redaction.leaks import leaked
 from redaction.places import ENCODINGS, numbered, stream
-from harness.cassette.redaction.redact import RedactionError, Redactor, untagged
 
 KEY = FAKES[0]
 

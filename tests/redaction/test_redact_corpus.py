@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from redaction.fakes import FAKES, ONE_PER_FAMILY, fake_id
 
 from harness.cassette.redaction import decode
-from redaction.leaks import leaked
-from redaction.places import ENCODINGS, PLACES, split_points, stream, stream_content
 from harness.cassette.redaction.redact import Redactor
 from harness.cassette.scan import PUBLIC_PREFIX
+from redaction.fakes import FAKES, ONE_PER_FAMILY, fake_id
+from redaction.leaks import leaked
+from redaction.places import ENCODINGS, PLACES, split_points, stream, stream_content
 
 
 @pytest.mark.parametrize("fake", FAKES, ids=fake_id)

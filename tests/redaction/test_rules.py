@@ -7,6 +7,7 @@ import base64
 import json
 
 import pytest
+
 from redaction.fakes import FAKES, unknown_token
 
 CFUVID = unknown_token(7, 43) + "-1775384635"  # Cloudflare's visitor id: random, and no credential

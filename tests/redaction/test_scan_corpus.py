@@ -10,11 +10,11 @@ from bisect import bisect_right
 
 import pytest
 import yaml
-from redaction.fakes import FAKES, ONE_PER_FAMILY, fake_id, unknown_token
 
+from harness.cassette.scan import PUBLIC_PREFIX, Finding, scan_text
+from redaction.fakes import FAKES, ONE_PER_FAMILY, fake_id, unknown_token
 from redaction.leaks import WINDOW
 from redaction.places import ENCODINGS, PLACES, file_text, split_points, stream, stream_content
-from harness.cassette.scan import PUBLIC_PREFIX, Finding, scan_text
 
 DUMPER = getattr(yaml, "CDumper", yaml.Dumper)  # as vcrpy
 
