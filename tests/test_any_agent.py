@@ -5,6 +5,8 @@ recording and replaying an agent of one's own."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import time
@@ -26,6 +28,7 @@ from harness.scenario.timeline import format_timeline
 from harness.scenario.tool_map import ToolMap
 from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
+from harness.wire.plan import stream_events
 from harness.wire.replies import Reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,11 +135,17 @@ def test_the_tool_map_renames_calls_on_the_way_out_and_keeps_misnamed_arguments_
         {"name": "Read", "input": {"path": "a.txt"}},  # the standard tool has no `path`
         {"name": "Bash", "input": {"command": "ls"}},
     ]}))
-    assert reply.message["tool_use"] == [
+    served = [{"name": c["name"], "input": json.loads("".join(c.get("json", [])) or "{}") if "json" in c else c["input"]}
+              for c in reply.message["tool_use"]]
+    assert served == [
         {"name": "read_file", "input": {"path": "a.txt"}},
         {"name": "read_file", "input": {"path_": "a.txt"}},
         {"name": "Bash", "input": {"command": "ls"}},
     ]
+    standard = stream_events(Reply(message={"tool_use": {"name": "Read", "input": {"file_path": "a.txt"}}}), message_id="m", model="x")
+    renamed = stream_events(tools.reply_for_agent(Reply(message={"tool_use": {"name": "Read", "input": {"file_path": "a.txt"}}})),
+                            message_id="m", model="x")
+    assert len(renamed) == len(standard)  # event numbers mean the same for every agent
     assert tools.standard_name("read_file") == "Read" and tools.standard_name("other") == "other"
 
 
@@ -189,3 +198,53 @@ def test_an_agent_of_ones_own_is_recorded_and_replayed(tmp_path: Path) -> None:
     assert "read_file" in cassette.read_text()  # the agent's own tool names went on the wire
     replayed = replay_session(cassette, ["Summarize the README"], cwd=workspace, factory=make_agent)
     assert replayed.requests == 4 and replayed.unused == []
+
+
+def test_the_properties_hold_for_the_careful_agent_too(tmp_path: Path) -> None:
+    """The history properties and the session state machine, with the agent named the
+    way a user names theirs (``--harness-agent``), on the small derandomized profile."""
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/properties", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "--harness-agent", "examples.careful_agent:make_agent", "--harness-found-dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "HYPOTHESIS_PROFILE": "quick"},
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout.splitlines()[-1]
+
+
+class TriesTwice(RetriesBySDK):
+    """Sends a failed request once more, whatever the failure (Claude Code does so on a 401)."""
+
+    def __init__(self, ctx: AgentContext) -> None:
+        super().__init__(ctx)
+        self.client = ctx.client.with_options(max_retries=0)
+
+    def run_turn(self, text: str) -> None:
+        try:
+            super().run_turn(text)
+        except anthropic.APIStatusError:
+            super().run_turn(text)
+
+
+ONE_FINAL_ERROR = """\
+name: one-final-error
+about: One {status}, then nothing more.
+turns:
+  - user: Hello
+    replies: [error: {status}]
+    expect: {{end: error}}
+"""
+
+
+@pytest.mark.parametrize(("status", "fails"), [(401, False), (403, False), (400, True)])
+def test_a_second_try_after_a_final_error_is_reported_and_fails_only_after_a_400(
+    tmp_path: Path, status: int, fails: bool
+) -> None:
+    (tmp_path / "s.yaml").write_text(ONE_FINAL_ERROR.format(status=status))
+    outcome = run_scenario(load_scenario(tmp_path / "s.yaml"), agent=TriesTwice)
+    assert [r.repeated for r in outcome.requests[:2]] == [False, True]  # the same answer again, not a harness 500
+    if fails:
+        assert any("which the API rejected as invalid" in p for p in outcome.problems), format_timeline(outcome)
+    else:
+        assert outcome.passed, format_timeline(outcome)
+        assert any("tries again after the non-retryable failure" in n for n in outcome.notes)

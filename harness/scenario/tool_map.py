@@ -12,7 +12,9 @@ blocks that answer them) is read under the standard names. An argument the stand
 does not have keeps its name, unless the agent uses that name for a standard argument:
 then it is served with a ``_`` appended, so that a misnamed argument stays misnamed.
 Recorded and raw streams get the same treatment when a block's input JSON parses;
-``json:`` fragments keep their text (they are usually broken on purpose).
+``json:`` fragments keep their text (they are usually broken on purpose). A renamed call
+streams in as many pieces as the standard one, so event numbers (``cut: {after_event}``,
+``interrupt: k``) mean the same for every agent; byte offsets count the bytes served.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from harness.wire.replies import Reply
+from harness.wire.sse import json_pieces
 
 
 class ToolMapError(ValueError):
@@ -69,8 +72,10 @@ class ToolMap:
             return call
         standard = call["name"]
         renamed = {**call, "name": self._names[standard]}
-        if isinstance(call.get("input"), Mapping):
-            renamed["input"] = self._input(standard, call["input"])
+        if isinstance(call.get("input"), Mapping):  # in as many pieces as the standard call: its events keep their numbers
+            text = json.dumps(self._input(standard, call["input"]), ensure_ascii=False)
+            del renamed["input"]
+            renamed["json"] = [""] + _split(text, len(json_pieces(call["input"])) - 1) if text != "{}" else [""]
         return renamed
 
     def _input(self, standard: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -104,6 +109,11 @@ class ToolMap:
         if not isinstance(value, dict) or not deltas:
             return
         text = json.dumps(self._input(standard, value), ensure_ascii=False)
-        size = -(-len(text) // len(deltas))
-        for n, event in enumerate(deltas):
-            event["delta"] = {**event["delta"], "partial_json": text[n * size : (n + 1) * size]}
+        for event, piece in zip(deltas, _split(text, len(deltas))):
+            event["delta"] = {**event["delta"], "partial_json": piece}
+
+
+def _split(text: str, count: int) -> list[str]:
+    """``text`` in ``count`` pieces (the last ones empty when it is short)."""
+    size = -(-len(text) // max(count, 1))
+    return [text[n * size : (n + 1) * size] for n in range(max(count, 1))]

@@ -10,11 +10,11 @@ import anthropic
 
 from harness.scenario.clients import async_client, sync_client
 from harness.scenario.invariants import wire_invariants
-from harness.scenario.wire_view import kept_partial_text
 from harness.scenario.loader import load_scenario
 from harness.scenario.model import Scenario
 from harness.scenario.responder import Responder
 from harness.scenario.transport import AsyncScenarioTransport, ScenarioTransport
+from harness.scenario.wire_view import kept_partial_text
 from harness.wire.clock import VirtualClock
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Callable
 
 from harness.scenario.invariants import wire_invariants
-from harness.scenario.wire_view import kept_partial_text
 from harness.scenario.model import Scenario
 from harness.scenario.responder import Responder
+from harness.scenario.wire_view import kept_partial_text
 from harness.serve.server import FaultServer
 from harness.wire.replies import Reply
 

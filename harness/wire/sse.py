@@ -176,7 +176,7 @@ def _text_pieces(text: str) -> list[str]:
     return pieces + [current] if current else pieces
 
 
-def _json_pieces(value: Any) -> list[str]:
+def json_pieces(value: Any) -> list[str]:
     """``value`` as the live API streams tool input: an empty piece, then the JSON in
     chunks; an empty object is the empty piece alone."""
     raw = json.dumps(value, ensure_ascii=False)
@@ -216,7 +216,7 @@ def _tool_use_block(tool: Any, default_id: str) -> tuple[dict, list[dict]]:
         raise ValueError(f"tool_use {tool['name']!r}: give input or json, not both")
     raw = tool.get("json")
     if raw is None:
-        pieces = _json_pieces(tool.get("input", {}))
+        pieces = json_pieces(tool.get("input", {}))
     else:
         pieces = ["", raw] if isinstance(raw, str) else list(raw)
     block = {

@@ -1,7 +1,8 @@
 """Hypothesis profiles for the property suite.
 
-- ``ci`` (the default, and always when ``CI=true``): derandomized, so a run is
-  reproducible; few enough examples to keep tests/properties under a minute on 2 cores.
+- ``ci`` (the default): derandomized, so a run is reproducible; few enough examples to
+  keep tests/properties under a minute on 2 cores.
+- ``quick``: derandomized and small, for a second agent in the same CI run.
 - ``thorough``: ``HYPOTHESIS_PROFILE=thorough pytest tests/properties`` for a long search.
 - ``shared``: random like ``thorough`` but shorter, saving and replaying examples through
   the database named by ``HYPOTHESIS_SHARED_DB`` (a folder every CI machine mounts, or
@@ -39,6 +40,7 @@ def shared_database(where: str | None) -> ExampleDatabase:
 
 COMMON = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", derandomize=True, max_examples=100, stateful_step_count=6, **COMMON)
+settings.register_profile("quick", derandomize=True, max_examples=20, stateful_step_count=4, **COMMON)
 settings.register_profile("thorough", max_examples=1000, stateful_step_count=25, **COMMON)
 settings.register_profile(
     "shared",
@@ -47,11 +49,5 @@ settings.register_profile(
     database=shared_database(os.environ.get("HYPOTHESIS_SHARED_DB")),
     **COMMON,
 )
-settings.load_profile("ci" if os.environ.get("CI") == "true" else os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
 
-
-AGENT = os.environ.get("HARNESS_AGENT") or None
-"""The agent the properties run against (``--harness-agent`` or ``$HARNESS_AGENT``; None:
-mini_agent). Another agent gets Ctrl+C only where any agent can meet it: while a reply
-streams (mini_agent's events also let it come at an event or as a tool is called)."""
-AGENT_EVENTS = AGENT is None
