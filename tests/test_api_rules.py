@@ -124,7 +124,7 @@ def test_final_assistant_message_may_be_empty(content: str | list[Any]) -> None:
 
 def test_empty_text_block_is_rejected() -> None:
     history = [user(text("Look:"), text(""))]
-    assert only(check_history(history)) == "messages: text content blocks must be non-empty"
+    assert only(check_history(history)) == "messages: text content blocks must be non-empty (at messages.0.content.1)"
 
 
 def test_one_character_text_block_passes() -> None:
@@ -134,7 +134,7 @@ def test_one_character_text_block_passes() -> None:
 @pytest.mark.parametrize("content", [" \n", [text(" "), text("\t")]], ids=["string", "blocks"])
 def test_message_of_only_whitespace_text_is_rejected(content: str | list[Block]) -> None:
     history = [user("Hi"), {"role": "assistant", "content": content}, user("Go on")]
-    assert only(check_history(history)) == "messages: text content blocks must contain non-whitespace text"
+    assert only(check_history(history)) == "messages: text content blocks must contain non-whitespace text (at messages.1.content.0)"
 
 
 def test_whitespace_text_beside_a_tool_use_is_accepted() -> None:
@@ -145,7 +145,7 @@ def test_whitespace_text_beside_a_tool_use_is_accepted() -> None:
 
 def test_final_assistant_text_ending_in_whitespace_is_rejected() -> None:
     history = [user("Write a function"), assistant(text("```python\n"))]
-    assert only(check_history(history)) == "messages: final assistant content cannot end with trailing whitespace"
+    assert only(check_history(history)) == "messages: final assistant content cannot end with trailing whitespace (at messages.1.content.0)"
 
 
 def test_final_assistant_text_without_trailing_whitespace_passes() -> None:
