@@ -18,6 +18,7 @@ import sys
 from harness.agents.loading import AgentSpecError
 from harness.cassette.commands import cmd_proxy, cmd_record, cmd_replay, cmd_scan
 from harness.cassette.log_scrub import scrub_for_log
+from harness.cassette.redaction.config import RulesFileError
 from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
 from harness.scenario.commands import cmd_lint, cmd_play, cmd_run, cmd_schema
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.command(args)
-    except (FileNotFoundError, ScenarioError, HistoryFileError, AgentSpecError) as error:
+    except (FileNotFoundError, ScenarioError, HistoryFileError, AgentSpecError, RulesFileError) as error:
         print(f"harness: {error}", file=sys.stderr)
         return 2
 
@@ -124,6 +125,6 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     proxy.add_argument("--cwd", help="the client's working directory, written as <cwd> in request bodies")
     proxy.set_defaults(command=cmd_proxy)
 
-    scan = commands.add_parser("scan", help="look for API keys and tokens in files; exit 1 on any")
+    scan = commands.add_parser("scan", help="look for secrets in files, decoded as the recorder reads them; exit 1 on any")
     scan.add_argument("paths", nargs="*", default=["cassettes"], help="files or folders (default: cassettes/)")
     scan.set_defaults(command=cmd_scan)

@@ -13,15 +13,20 @@ from pathlib import Path
 import anthropic
 import httpx2
 import pytest
+import yaml
+from redaction.fakes import FAKES
+from redaction.places import ENCODINGS, PLACES
 
 from harness.agents.mini_agent import settings_from_cassette
-from harness.cassette import index as cassette_index
+from harness.cassette import matching
 from harness.cassette.diff import ReplayMismatch, body_diff
 from harness.cassette.index import AsyncCassetteTransport, CassetteTransport
 from harness.cassette.network import NetworkBlocked, block_network
 from harness.cassette.record import record_over_loopback
 from harness.cassette.replay import lines_from_cassette, replay_session, request_bodies
 from harness.cassette.scan import scan_paths
+from harness.cassette.scrub import Scrubber
+from harness.cassette.session import CassetteSession
 from harness.cli import main
 from harness.scenario.loader import load_scenario
 from harness.scenario.runner import run_scenario
@@ -177,13 +182,13 @@ def test_real_gzip_recordings_replay_the_same_for_sync_and_async_clients(name):
 def canonical_calls(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """Every body the index re-encodes as canonical JSON, in order."""
     calls: list[bytes] = []
-    canonical = cassette_index._canonical
+    canonical = matching.canonical_body
 
     def counting(body: bytes | None) -> bytes:
         calls.append(body or b"")
         return canonical(body)
 
-    monkeypatch.setattr(cassette_index, "_canonical", counting)
+    monkeypatch.setattr(matching, "canonical_body", counting)
     return calls
 
 
@@ -259,3 +264,67 @@ def test_record_scan_replay_overlay_end_to_end(tmp_path):
     outcome = run_scenario(load_scenario(overlay))
     assert outcome.problems == []
     assert outcome.files["notes.txt"] == "- sardines\n- mackerel\n- herring\n"
+
+
+LIVE = "sk-ant-api03-" + "Rp5" * 30  # a key's shape, built so this file holds none
+
+
+def one_interaction(body: dict) -> list[dict]:
+    return [{
+        "request": {"method": "POST", "uri": "http://x/v1/messages", "body": json.dumps(body),
+                    "headers": {"content-type": ["application/json"]}},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "the answer"}},
+    }]
+
+
+def test_a_recorded_placeholder_matches_the_live_secret_whatever_key_tagged_it():
+    recorded = {"messages": [{"role": "user", "content": "use <redacted:anthropic-key:0badc0de> now"}], "model": "m"}
+    live = {"model": "m", "messages": [{"role": "user", "content": f"use {LIVE} now"}]}
+    client = httpx2.Client(transport=CassetteTransport(one_interaction(recorded)), base_url="http://x")
+    assert client.post("/v1/messages", json=live).text == "the answer"
+
+
+def test_a_secret_a_cassette_was_written_with_still_matches_and_a_mismatch_never_shows_it():
+    recorded = {"messages": [{"role": "user", "content": f"use {LIVE} now"}], "model": "m"}  # by hand, unredacted
+    client = httpx2.Client(transport=CassetteTransport(one_interaction(recorded)), base_url="http://x")
+    mismatch = client.post("/v1/messages", json={"model": "m", "messages": [{"role": "user", "content": f"{LIVE}!"}]})
+    assert mismatch.status_code == 400 and "--- recorded" in mismatch.text
+    assert mismatch.text.count("<redacted:anthropic-key:") == 2 and LIVE[13:] not in mismatch.text
+    reordered = {"model": "m", "messages": [{"content": f"use {LIVE} now", "role": "user"}]}
+    assert client.post("/v1/messages", content=json.dumps(reordered).encode()).text == "the answer"
+
+
+def test_vcrpy_replay_matches_a_placeholder_whatever_key_tagged_it(tmp_path):
+    recorded = {"messages": [{"role": "user", "content": "use <redacted:anthropic-key:0badc0de> now"}], "model": "m"}
+    cassette = tmp_path / "tagged.yaml"
+    interaction = one_interaction(recorded)[0]
+    interaction["response"]["headers"] = {"content-type": ["application/json"]}
+    interaction["response"]["body"]["string"] = json.dumps({"ok": True})
+    cassette.write_text(yaml.safe_dump({"interactions": [interaction], "version": 1}))
+    with CassetteSession(cassette, engine="vcr") as session:
+        client = session.client(base_url="http://x")
+        answer = client.post("/v1/messages", cast_to=httpx2.Response,
+                             body={"model": "m", "messages": [{"role": "user", "content": f"use {LIVE} now"}]})
+    assert answer.json() == {"ok": True} and session.problems == []
+
+
+def test_a_live_body_scrubbed_part_by_part_has_the_digest_of_the_body_scrubbed_whole():
+    scrubber = Scrubber()
+    live = matching.LiveBodies(scrubber)
+    for fake in FAKES:
+        for place, build in PLACES.items():
+            for encoding, dumps in ENCODINGS.items():
+                body = dumps(build(fake)).encode()
+                assert live.digest(body) == matching.body_digest(scrubber.body(body)), (fake.family, place, encoding)
+
+
+def test_replaying_a_session_that_holds_a_secret_scrubs_each_message_once():
+    history: list[dict] = []
+    bodies = []
+    for n in range(60):  # each request: the whole conversation so far, a secret in every message
+        history.append({"role": "user" if n % 2 == 0 else "assistant", "content": f"step {n}: use {LIVE}"})
+        bodies.append(json.dumps({"model": "m", "max_tokens": 10, "messages": history}).encode())
+    live = matching.LiveBodies(Scrubber())
+    digests = [live.digest(body) for body in bodies]
+    assert len(set(digests)) == 60
+    assert live.scrubbed == 60 + 2  # the 60 messages and the two other members, not 60 × 61 / 2 messages

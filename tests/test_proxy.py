@@ -62,7 +62,7 @@ def test_a_clients_session_is_recorded_through_the_proxy_without_its_key(tmp_pat
     assert FAKE_KEY not in text and "authorization" not in text.lower() and "x-api-key" not in text.lower()
     assert scan_file(cassette) == []
     interactions = load_cassette(cassette)
-    assert len(interactions) == 2 and "message_stop" in str(interactions[0]) and "<redacted>" in text
+    assert len(interactions) == 2 and "message_stop" in str(interactions[0]) and "<redacted:anthropic-key:" in text
     assert not list(tmp_path.glob(".*.tmp"))
 
 

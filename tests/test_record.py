@@ -110,7 +110,7 @@ def test_a_key_the_agent_reads_from_a_file_is_redacted_and_the_replay_still_matc
     with loopback(replies) as (server, responder):
         recorded = record_session(cassette, ["What is in .env?"], base_url=server.url, cwd=workspace)
     assert KEY in str(responder.requests[1].body)  # the model saw it …
-    assert KEY not in cassette.read_text() and "ANTHROPIC_API_KEY=<redacted>" in cassette.read_text()  # … the file does not
+    assert KEY not in cassette.read_text() and "ANTHROPIC_API_KEY=<redacted:anthropic-key:" in cassette.read_text()  # … the file does not
     for engine in ("harness", "vcr"):
         assert replay_session(cassette, engine=engine, cwd=workspace).transcript == recorded.transcript
 
@@ -234,9 +234,9 @@ def test_a_cassette_that_still_looks_like_it_holds_a_secret_is_not_written(tmp_p
     from vcr.request import Request
     from vcr.serializers import yamlserializer
 
-    request = Request("POST", "https://api.anthropic.com/v1/messages", b"{}", {"x-api-key": "abcd1234efgh"})
+    request = Request("POST", "https://api.anthropic.com/v1/messages", b"{}", {"x-api-key": "abcd" + "1234efgh"})
     response = {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": b"ok"}}
-    with pytest.raises(SecretsFound, match=r"demo.yaml:\d+: x-api-key header value"):
+    with pytest.raises(SecretsFound, match=r"demo.yaml:\d+: api-key-header"):
         AtomicPersister.save_cassette(tmp_path / "demo.yaml", {"requests": [request], "responses": [response]}, yamlserializer)
     assert os.listdir(tmp_path) == []
 

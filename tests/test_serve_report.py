@@ -141,7 +141,7 @@ def test_the_log_keeps_headers_and_bodies_as_a_cassette_would(tmp_path) -> None:
     assert FAKE_KEY not in text and "session=abc" not in text
     entry = json.loads(text)
     assert entry["request"]["headers"] == {"content-type": "application/json", "anthropic-beta": "message-threads-2026-08-12"}
-    assert json.loads(entry["request"]["body"])["messages"][0]["content"] == "my key is <redacted>"
+    assert json.loads(entry["request"]["body"])["messages"][0]["content"] .startswith("my key is <redacted:anthropic-key:")
     assert entry["response"]["status"] == 200 and '"type":"message_stop"' not in entry["response"]["body"]
     assert json.loads(entry["response"]["body"])["content"][0]["text"] == "Hello."
 

@@ -2,7 +2,8 @@
 
     harness record --cassette FILE [--agent MODULE:FACTORY] [--base-url URL] [--model M] [--record-mode MODE] [--cwd DIR] -- LINE…
     harness replay CASSETTE [--agent MODULE:FACTORY] [--engine harness|vcr] [--match-on body|order] [--cwd DIR] [-- LINE…]
-    harness scan [PATHS…]            exit 1 on anything that looks like a secret (default: cassettes/)
+    harness scan [PATHS…]            exit 1 on anything that looks like a secret (default: cassettes/):
+                                     file:line: kind: a masked excerpt, never the secret
     harness proxy --upstream URL --record FILE [--port N] [--record-mode MODE]
                                      record any client's session through a loopback proxy
 """
@@ -22,6 +23,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from harness.cassette.diff import ReplayMismatch
     from harness.cassette.record import CassetteExists, RecordingFailed, record_session
     from harness.cassette.recorder import SecretsFound
+    from harness.cassette.redaction.redact import RedactionError
 
     try:
         factory = load_factory(args.agent) if args.agent else None
@@ -33,7 +35,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     except (CassetteExists, RecordingFailed, SettingsError, AgentSpecError) as error:
         print(f"harness record: {error}", file=sys.stderr)
         return 2
-    except (SecretsFound, ReplayMismatch) as error:
+    except (SecretsFound, RedactionError, ReplayMismatch) as error:
         print(f"harness record: {args.cassette}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -110,10 +112,12 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
+    from harness.cassette.redaction.config import configured
     from harness.cassette.scan import files_under, scan_file
 
+    settings = configured()  # a rules file that cannot be read: exit 2 (harness.cli)
     files = files_under(args.paths)
-    findings = [finding for path in files for finding in scan_file(path)]
+    findings = [finding for path in files for finding in scan_file(path, settings=settings)]
     for finding in findings:
         print(finding)
     print(f"{len(files)} file(s) scanned, {len(findings) or 'no'} possible secret(s)")

@@ -81,6 +81,11 @@ def _around_difference(a: str, b: str) -> tuple[str, str]:
 
 def mismatch_response(mismatch: ReplayMismatch) -> httpx2.Response:
     """What the client gets for a request the cassette cannot answer: a 400 that says why."""
-    message = f"harness replay: {mismatch}"
+    return refusal(f"harness replay: {mismatch}")
+
+
+def refusal(message: str) -> httpx2.Response:
+    """A 400 ``invalid_request_error`` with ``message`` and ``x-should-retry: false``,
+    so the client stops instead of retrying."""
     body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
     return httpx2.Response(400, headers={"x-should-retry": "false"}, json=body)

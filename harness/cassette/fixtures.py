@@ -96,6 +96,7 @@ def cassette(
     cassette_record_mode: str,
 ) -> Iterator[Any]:
     """The test's CassetteSession; fails the test at teardown if a request did not match."""
+    from harness.cassette.redaction.config import RulesFileError
     from harness.cassette.session import CassetteMissing, CassetteSession
 
     marker = request.node.get_closest_marker(MARKER)
@@ -112,7 +113,7 @@ def cassette(
     with ExitStack() as stack:
         try:
             stack.enter_context(session)
-        except CassetteMissing as error:
+        except (CassetteMissing, RulesFileError) as error:
             pytest.fail(str(error), pytrace=False)
         yield session
     if session.problems:

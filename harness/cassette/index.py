@@ -1,10 +1,11 @@
 """Replaying vcrpy-format cassettes offline through the harness's own index: built
 once, then O(1) per request (vcrpy matches every request against every interaction).
 
-Matching is ``body`` (method, path and JSON body, compared after ``harness.cassette.scrub``
-normalised both: secrets redacted, the working directory as ``<cwd>``) or ``order``
-(method and path; the n-th request gets the n-th interaction). Identical requests (a
-retry) get the recorded answers in their recorded order.
+Matching is ``body`` (method, path and JSON body, compared in ``harness.cassette.matching``'s
+form: secrets redacted, the working directory as ``<cwd>``, placeholder tags ignored) or ``order`` (method and path; the n-th request gets the n-th interaction).
+Identical requests (a retry) get the recorded answers in their recorded order. A live
+request whose bytes, with ``<cwd>`` put back, are those of a recorded body is that
+body (already clean): it is found by a digest without running the redactor.
 
 A mismatch is answered with a 400 ``invalid_request_error`` (and ``x-should-retry:
 false``) whose message is the diff: an agent stops there instead of retrying, and says
@@ -15,7 +16,6 @@ the pytest fixture fails the test with them.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -24,31 +24,19 @@ from urllib.parse import urlsplit
 import httpx2
 
 from harness.cassette.diff import ReplayMismatch, body_diff, mismatch_response
-from harness.cassette.scrub import scrub_body
-from harness.wire import json_body
+from harness.cassette.matching import LiveBodies, body_digest
+from harness.cassette.redaction.redact import RedactionError
+from harness.cassette.scrub import Scrubber
 from harness.wire.cassette_file import load_cassette, response_body_bytes
 
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
 
 
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def _canonical(body: bytes | None) -> bytes:
-    if not body:
-        return b""
-    try:
-        return _CANONICAL_JSON.encode(json_body.loads(body)).encode()
-    except ValueError:
-        return body
-
-
-def _digest(body: bytes | None) -> bytes:
-    return hashlib.blake2b(_canonical(body), digest_size=16).digest()
-
-
 def _raw_digest(body: bytes | None) -> bytes:
     return hashlib.blake2b(body or b"", digest_size=16).digest()
+
+
+Key = tuple[str, str, bytes]
 
 
 def _route(request: Mapping[str, Any]) -> tuple[str, str]:
@@ -76,21 +64,26 @@ class CassetteIndex:
         self.name = name or (str(cassette) if isinstance(cassette, (str, Path)) else "the cassette")
         self.match_on = match_on
         self.cwd = cwd
+        self.scrubber = Scrubber(cwd)
+        self._live = LiveBodies(self.scrubber)
         self.played: list[int] = []  # the interaction index (from 0) each request got
         self.mismatches: list[ReplayMismatch] = []
         self._requests = 0
         self._used = [False] * len(self.interactions)
         self._routes = [_route(i["request"]) for i in self.interactions]
-        self._by_key: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
+        self._by_key: dict[Key, deque[int]] = defaultdict(deque)
         # The same bytes have the same canonical JSON: a request sent exactly as recorded
         # (the usual case) finds its key by a digest of its bytes, without re-encoding.
-        self._key_of_bytes: dict[tuple[str, str, bytes], tuple[str, str, bytes]] = {}
-        if match_on == "body":
-            for index, interaction in enumerate(self.interactions):
-                body = scrub_body(interaction["request"].get("body"))
-                key = (*self._routes[index], _digest(body))
-                self._by_key[key].append(index)
-                self._key_of_bytes[(*self._routes[index], _raw_digest(body))] = key
+        self._key_of_bytes: dict[Key, Key] = {}
+        # Recorded bodies are keyed as stored: a cassette the harness wrote is scrubbed
+        # already. When a request fits no key, they are scrubbed again, once (``_rescrub``).
+        self._keys: list[Key] = []
+        self._rescrubbed = match_on != "body"
+        for index, interaction in enumerate(self.interactions if match_on == "body" else ()):
+            body = _as_bytes(interaction["request"].get("body"))
+            self._keys.append((*self._routes[index], body_digest(body)))
+            self._by_key[self._keys[index]].append(index)
+            self._key_of_bytes[(*self._routes[index], _raw_digest(body))] = self._keys[index]
 
     @property
     def unused(self) -> list[int]:
@@ -100,21 +93,55 @@ class CassetteIndex:
     def take(self, method: str, path: str, content: bytes) -> int:
         """The interaction answering this request (marked used), or raise ReplayMismatch."""
         self._requests += 1
-        body = scrub_body(content, self.cwd)
         route = (method.upper(), path or "/")
         if self.match_on == "order":
             index = len(self.played)
             if index >= len(self.interactions) or self._routes[index] != route:
-                raise self._mismatch(route, body, index if index < len(self.interactions) else None)
+                raise self._mismatch(route, self._live_form(content), index if index < len(self.interactions) else None)
         else:
-            key = self._key_of_bytes.get((*route, _raw_digest(body))) or (*route, _digest(body))
+            key = self._key_of_bytes.get((*route, _raw_digest(self.scrubber.with_cwd(content))))
+            if key is None:
+                key = (*route, self._live_digest(content))
+            if not self._by_key.get(key) and not self._rescrubbed:
+                self._rescrub()
             candidates = self._by_key.get(key)
             if not candidates:
-                raise self._mismatch(route, body, self._expected(route))
+                raise self._mismatch(route, self._live_form(content), self._expected(route))
             index = candidates.popleft()
         self._used[index] = True
         self.played.append(index)
         return index
+
+    def _rescrub(self) -> None:
+        """Key each recorded body by its scrubbed form where that differs from what is
+        stored (a cassette written by hand, or before a rule existed)."""
+        self._rescrubbed = True
+        for index, interaction in enumerate(self.interactions):
+            stored = _as_bytes(interaction["request"].get("body"))
+            body = _recorded_form(self.scrubber, stored)
+            old, new = self._keys[index], (*self._routes[index], body_digest(body))
+            if new == old:
+                continue
+            if not self._used[index]:
+                self._by_key[old].remove(index)
+                self._by_key[new] = deque(sorted([*self._by_key[new], index]))
+            self._keys[index] = new
+            self._key_of_bytes[(*self._routes[index], _raw_digest(stored))] = new
+            self._key_of_bytes[(*self._routes[index], _raw_digest(body))] = new
+
+    def _live_digest(self, content: bytes) -> bytes:
+        try:
+            return self._live.digest(content)
+        except RedactionError:
+            return body_digest(self._live_form(content))
+
+    def _live_form(self, content: bytes) -> bytes | None:
+        """The live body scrubbed as a recording would be; one that cannot be redacted
+        safely is not shown (a mismatch message must not carry a secret)."""
+        try:
+            return self.scrubber.body(content)
+        except RedactionError as error:
+            return f"(a body that cannot be redacted safely, not shown: {error})".encode()
 
     def response(self, index: int) -> httpx2.Response:
         """The recorded response of interaction ``index`` as the client would have read it."""
@@ -147,11 +174,24 @@ class CassetteIndex:
             text = (
                 f"{head}\nexpected interaction {expected + 1} of {len(self.interactions)}: "
                 f"{recorded.get('method')} {recorded.get('uri')}\n"
-                + body_diff(scrub_body(recorded.get("body")), body)
+                + body_diff(_recorded_form(self.scrubber, _as_bytes(recorded.get("body"))), body)
             )
         mismatch = ReplayMismatch(text)
         self.mismatches.append(mismatch)
         return mismatch
+
+
+def _as_bytes(body: bytes | str | None) -> bytes | None:
+    return body.encode("utf-8") if isinstance(body, str) else body
+
+
+def _recorded_form(scrubber: Scrubber, stored: bytes | None) -> bytes | None:
+    """A recorded body scrubbed again (a cassette written by an older harness, or by
+    hand, may hold what this one redacts); the working directory is already ``<cwd>``."""
+    try:
+        return scrubber.body(stored, cwd=False)
+    except RedactionError as error:
+        return f"(a recorded body that cannot be redacted safely, not shown: {error})".encode()
 
 
 class _CassetteTransportBase:

@@ -9,7 +9,8 @@
 Record modes are vcrpy's: ``once`` (the default) refuses an existing cassette,
 ``all`` records it again from scratch, ``new_episodes`` replays what matches and adds
 what does not, ``none`` only replays. The cassette is scrubbed, scanned and written
-atomically (``harness.cassette.recorder``); Ctrl+C or any crash writes nothing.
+atomically (``harness.cassette.recorder``); Ctrl+C or any crash writes nothing, and so
+does a body the scrubber cannot redact safely: the recording stops at that request.
 
 Errors::
 
@@ -17,6 +18,8 @@ Errors::
      └── CassetteExists      record mode ``once`` and the cassette is already there
     ValueError
      ├── SecretsFound        (harness.cassette.recorder) the scan flagged the cassette: not written
+     ├── RedactionError      (harness.cassette.redaction.redact) a body that cannot be
+     │                       redacted safely: the recording stopped, nothing was written
      └── RecordingFailed     no API key, or the loopback scenario's server saw problems
     AssertionError
      └── ReplayMismatch      (harness.cassette.diff) record mode ``none``: a request the cassette lacks
@@ -24,6 +27,7 @@ Errors::
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
 from dataclasses import dataclass
@@ -36,7 +40,8 @@ from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver, build_agent
 from harness.cassette.recorder import RECORD_MODES, make_vcr
-from harness.cassette.scrub import replace_cwd
+from harness.cassette.redaction.redact import RedactionError
+from harness.cassette.scrub import Scrubber, replace_cwd
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import RealClock, VirtualClock
@@ -149,9 +154,12 @@ def record_session(
             write(text)
 
     before = _identity(path)
-    recorder = make_vcr(record_mode=record_mode, match_on=match_on, cwd=workdir)
+    scrubber = Scrubber(workdir)
+    recorder = make_vcr(record_mode=record_mode, match_on=match_on, scrubber=scrubber)
     with recorder.use_cassette(str(path)):
-        drive(agent, lines, emit)
+        drive(agent, itertools.takewhile(lambda _: not scrubber.failures, lines), emit)
+        if scrubber.failures:
+            raise RedactionError(f"the recording stopped and nothing was written: {scrubber.failures[0]}")
         if guard.mismatches or async_guard.mismatches:
             raise (guard.mismatches or async_guard.mismatches)[0]
         if before_save is not None:

@@ -1,17 +1,20 @@
 """vcrpy as the harness uses it: the recorder, the file format, and the
 pytest-recording-compatible replay path.
 
-``make_vcr(record_mode, match_on, cwd)`` is a ``vcr.VCR`` that scrubs every request and
-response before it is kept (``harness.cassette.scrub``), never saves after an exception, and
-saves through ``AtomicPersister``: serialise, scan for secrets, write a temporary file
-in the cassette's folder, fsync, ``os.replace``. A crash or Ctrl+C leaves the previous
-cassette (or no file), never a truncated one; a cassette the scanner flags is not
-written at all.
+``make_vcr(record_mode, match_on, cwd, scrubber)`` is a ``vcr.VCR`` that scrubs every
+request and response before it is kept (``harness.cassette.scrub``), matches bodies with
+placeholder tags ignored (``harness.cassette.matching.same_body``), never saves after an exception, and saves
+through ``AtomicPersister``: serialise, scan for secrets with the same rules, write a
+temporary file in the cassette's folder, fsync, ``os.replace``. A crash or Ctrl+C leaves
+the previous cassette (or no file), never a truncated one; a cassette the scanner flags
+is not written at all.
 
 Errors::
 
     ValueError
-     └── SecretsFound   the serialised cassette still looks like it holds a secret
+     ├── SecretsFound     the serialised cassette still looks like it holds a secret
+     └── RedactionError   (harness.cassette.redaction.redact) a body that cannot be
+                          redacted safely; the scrubber keeps it in ``failures``
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from harness.cassette.matching import same_body
+from harness.cassette.redaction.config import configured
 from harness.cassette.scan import Finding, scan_text
-from harness.cassette.scrub import request_scrubber, scrub_response
+from harness.cassette.scrub import Scrubber
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
-MATCHING = {"body": ("method", "path", "body"), "order": ("method", "path")}
+MATCHING = {"body": ("method", "path", "harness_body"), "order": ("method", "path")}
 
 
 class SecretsFound(ValueError):
@@ -83,19 +88,27 @@ class AtomicPersister:
         from vcr.serialize import serialize
 
         text = serialize(cassette_dict, serializer)
-        findings = scan_text(text, str(cassette_path))
+        findings = scan_text(text, str(cassette_path), settings=configured(), entropy=False)
         if findings:
             raise SecretsFound(findings)
         write_atomically(Path(cassette_path), text)
 
 
-def make_vcr(*, record_mode: str = "none", match_on: str = "body", cwd: str | Path | None = None) -> Any:
+def make_vcr(
+    *,
+    record_mode: str = "none",
+    match_on: str = "body",
+    cwd: str | Path | None = None,
+    scrubber: Scrubber | None = None,
+) -> Any:
     """A ``vcr.VCR`` configured for Anthropic sessions (see the module docstring).
 
     ``match_on``: ``body`` (method, path and JSON body) or ``order`` (method and path:
     the n-th request gets the n-th recorded answer). ``cwd``: the agent's working
-    directory, written as ``<cwd>`` in request bodies. In ``all`` mode the cassette is
-    recorded from scratch (vcrpy would otherwise keep old interactions nobody asked for).
+    directory, written as ``<cwd>`` in request bodies. ``scrubber``: the recording's own
+    (to read its ``failures``); by default a new one for ``cwd``. In ``all`` mode the
+    cassette is recorded from scratch (vcrpy would otherwise keep old interactions
+    nobody asked for).
     """
     import vcr
 
@@ -103,13 +116,15 @@ def make_vcr(*, record_mode: str = "none", match_on: str = "body", cwd: str | Pa
         raise ValueError(f"record mode {record_mode!r}: choose one of {', '.join(RECORD_MODES)}")
     if match_on not in MATCHING:
         raise ValueError(f"match_on {match_on!r}: choose one of {', '.join(MATCHING)}")
+    scrubber = scrubber or Scrubber(cwd)
     recorder = vcr.VCR(
         record_mode=record_mode,
         match_on=MATCHING[match_on],
-        before_record_request=request_scrubber(cwd),
-        before_record_response=scrub_response,
+        before_record_request=scrubber.request,
+        before_record_response=scrubber.response,
         record_on_exception=False,
         drop_unused_requests=record_mode == "all",
     )
+    recorder.register_matcher("harness_body", same_body)
     recorder.register_persister(AtomicPersister)
     return recorder

@@ -1,12 +1,28 @@
-"""Find anything that looks like a credential in files: API keys (``sk-ant-…`` and a
-few other well-known shapes), Bearer tokens, ``x-api-key`` values, and the values of
-secret-bearing headers in a vcrpy cassette — also inside gzip ``!!binary`` bodies and
-in strings that YAML folded over several lines.
+"""Find secrets in files the way the redactor reads bodies: decoded first
+(``harness scan``, the pre-commit hook, and the check before a cassette is written).
 
-``scan_paths(paths)`` and ``scan_text(text, name)`` return ``Finding``s with
-``file:line``; ``harness scan PATHS`` prints them and exits 1 if there is any.
-The same ``SECRET_PATTERNS`` drive ``harness.cassette.scrub``, so what the scrubber redacts and
-what the scanner flags never drift apart.
+``scan_text(text, name)`` reads a text three ways and reports each secret once:
+
+1. raw: the text and its JSON-unescaped view, so a key in any line is seen even where
+   the structure cannot be read;
+2. YAML (``*.yaml``, ``interactions:``): every scalar, folded as YAML folds it; a
+   ``!!binary`` scalar base64-decoded and gunzipped; each value read as a body — JSON
+   walked to its strings, SSE reassembled per content block — and checked against the
+   key it is stored under (a ``x-api-key`` header is a secret whatever it looks like);
+3. other files: the whole text as one body (a JSON file walked, a PEM block whole).
+
+Besides the rules, decoded values are searched for *high-entropy tokens*: 20 to 128
+characters of ``[A-Za-z0-9_+=-]`` mixing upper case, lower case and digits, with Shannon
+entropy of at least ``entropy_floor(length)``, outside URLs, not an API id (``msg_…``,
+``toolu_…``, ``req_…``), not hex or a UUID, not under a key that holds signatures,
+ids or base64 data (``QUIET_KEYS``), not a header other than the secret ones.
+
+A ``Finding`` has the file, the line, the kind and an excerpt that shows the context
+and the public prefix of the secret (``sk-ant-api03-``), never the secret itself.
+``settings`` (``redaction.config.configured()``) adds a user's literals, patterns and
+credential-named environment values to the rules, and drops what its ``allow`` rules
+match; ``entropy=False`` leaves out the high-entropy report (the recorder's own check:
+the redactor leaves such strings alone, so only the rules say what must not be written).
 """
 
 from __future__ import annotations
@@ -14,74 +30,47 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import math
 import re
 import zlib
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any
 
-import yaml
+from harness.cassette.redaction import decode, views
+from harness.cassette.redaction.checks import is_placeholder, shannon
+from harness.cassette.redaction.config import Settings
+from harness.cassette.redaction.find import DEFAULT_RULES, Hit, RuleSet, find_secrets, pair_secrets
+from harness.cassette.redaction.yaml_scalars import Scalar, scalars
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BINARY_TAG = "tag:yaml.org,2002:binary"
-_SKIPPED_DIRS = frozenset({".git", ".hg", ".venv", "venv", "__pycache__", "node_modules", ".hypothesis"})
+__all__ = ["Finding", "files_under", "is_placeholder", "scan_bytes", "scan_file", "scan_paths", "scan_text"]
 
-
-@dataclass(frozen=True)
-class SecretPattern:
-    """One shape of secret: the secret is the regex's group 1 if it has one, else the
-    whole match, which must start a word. Every match contains one of ``hints``
-    (lower-cased): text without any is skipped, and the regexes start with a literal, which
-    ``re`` finds fast — a 200 KB request body is checked in about a millisecond."""
-
-    label: str
-    regex: re.Pattern[str]
-    hints: tuple[str, ...]
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        for match in self.regex.finditer(text):
-            start = match.start()
-            if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
-                yield match
-
-    @property
-    def group(self) -> int:
-        return 1 if self.regex.groups else 0
-
-
-SECRET_PATTERNS: tuple[SecretPattern, ...] = (
-    SecretPattern("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"), ("sk-ant-",)),
-    SecretPattern("OpenAI-style API key", re.compile(r"sk-(?!ant-)(?:proj-)?[A-Za-z0-9_\-]{20,}"), ("sk-",)),
-    SecretPattern("Bearer token", re.compile(r"(?i)bearer\s+([A-Za-z0-9._~+/=\-]{8,})"), ("bearer",)),
-    SecretPattern("x-api-key value", re.compile(r"(?i)x-api-key[\"']?\s*[:=]\s*[\"']?([^\s\"',}\]]{4,})"), ("x-api-key",)),
-    SecretPattern("AWS access key id", re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}\b"), ("akia", "asia")),
-    SecretPattern("GitHub token", re.compile(r"gh[pousr]_[A-Za-z0-9]{30,}\b"), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
-    SecretPattern("Google API key", re.compile(r"AIza[0-9A-Za-z_\-]{35}\b"), ("aiza",)),
-    SecretPattern("Slack token", re.compile(r"xox[abpors]-[A-Za-z0-9\-]{10,}\b"), ("xox",)),
+QUIET_KEYS = frozenset({
+    "signature", "data", "encrypted_content", "encrypted_index", "id", "tool_use_id", "request_id",
+    "message_id", "previous_message_id", "request-id", "anthropic-organization-id",
+})
+_TOKEN = re.compile(r"(?<![A-Za-z0-9_+=-])[A-Za-z0-9_+=-]{20,128}(?![A-Za-z0-9_+=-])")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
+_API_ID = re.compile(r"(?:msg|msgbatch|toolu|srvtoolu|mcptoolu|req|file|batch|cntr|container|org|user|wrkspc|skill)_")
+_HEX_OR_UUID = re.compile(r"[0-9a-fA-F]*")
+PUBLIC_PREFIX = re.compile(
+    r"sk-ant-[a-z]+\d\d-|sk-(?:proj-|svcacct-|admin-)?|AKIA|ASIA|gh[pousr]_|github_pat_|gl[a-z]+-|xox[a-z]-|xapp-"
+    r"|(?:sk|rk)_(?:live|test|prod)_|whsec_|AIza|ya29\.|GOCSPX-|npm_|hf_|api_org_|eyJ"
 )
-_HINTS = frozenset(h for p in SECRET_PATTERNS for h in p.hints)
-
-
-def patterns_for(text: str) -> list[SecretPattern]:
-    """The patterns that may match ``text``: those with a hint in it (a substring search
-    per hint is ~6× faster than one pass of a regex alternation of all of them)."""
-    lowered = text.lower()
-    found = {hint for hint in _HINTS if hint in lowered}
-    return [p for p in SECRET_PATTERNS if found.intersection(p.hints)] if found else []
-
-
-# Headers whose value is a credential whatever it looks like (cassettes store them as
-# mapping keys). Cookies are not here: the recorder never writes them (its allowlist), but
-# a cookie is not necessarily a credential (the real API sets Cloudflare's ``_cfuvid``).
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token"})
-PLACEHOLDER = re.compile(
-    r"(?i)^(?:<[^<>]*>|\[[^\[\]]*\]|\*+|x+|\.+|…|redacted|filtered|dummy|placeholder|\$\{?[A-Z_][A-Z0-9_]*\}?|)$"
-)
+_CASE_CHANGE = re.compile(r"[a-z][A-Z]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{6,}")
+_SKIPPED_DIRS = frozenset({
+    ".git", ".hg", ".venv", "venv", "__pycache__", "node_modules", ".hypothesis", ".pytest_cache", ".ruff_cache",
+    ".mypy_cache",
+})
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing that looks like a secret, where it is, and a masked excerpt."""
+    """One possible secret: where, what kind, and a masked excerpt."""
 
     path: str
     line: int
@@ -92,54 +81,57 @@ class Finding:
         return f"{self.path}:{self.line}: {self.kind}: {self.excerpt}"
 
 
-def is_placeholder(value: str) -> bool:
-    """Whether ``value`` is an obvious stand-in (``<redacted>``, ``***``, ``$API_KEY``)."""
-    return bool(PLACEHOLDER.match(value.strip().strip("'\"")))
+def entropy_floor(length: int) -> float:
+    """The least entropy of a high-entropy token of ``length`` characters: 80 % of
+    log2(length) (the most ``length`` characters can have), and at most 4.0. Random
+    base62 falls below it about once in 1,000 at 20 characters, never from 32 on."""
+    return min(4.0, 0.8 * math.log2(length))
 
 
-def find_secrets(text: str) -> Iterator[tuple[str, str, int]]:
-    """``(kind, secret, offset)`` for each secret-looking string in ``text``."""
-    for pattern in patterns_for(text):
-        for match in pattern.finditer(text):
-            secret = match.group(pattern.group)
-            if not is_placeholder(secret):
-                yield pattern.label, secret, match.start(pattern.group)
+def scan_text(text: str, name: str = "<text>", *, settings: Settings | None = None, entropy: bool = True) -> list[Finding]:
+    """Every secret in ``text``, once per line and secret, by line."""
+    report = _Report(name, settings, entropy)
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_of(offset: int) -> int:
+        return bisect_right(starts, offset)
+
+    if name.endswith((".yaml", ".yml")) or text.startswith(("interactions:", "---")):
+        for scalar in scalars(text):
+            _scan_scalar(report, scalar)
+    else:
+        _scan_document(report, views.root(text), line_of, "")
+    raw = views.root(text)
+    for view in (raw, decode.unescaped(raw)):
+        if view is not None:
+            report.hits(view, find_secrets(view.text, report.rules), line_of, "", raw=True)
+    return report.sorted()
 
 
-def mask(secret: str) -> str:
-    """Enough of a secret to recognise it, not enough to use it."""
-    return secret[:8] + "…" if len(secret) > 8 else secret[:2] + "…"
+def scan_bytes(data: bytes, name: str = "<bytes>", **options: Any) -> list[Finding]:
+    """``scan_text`` of ``data`` (gunzipped if gzip; UTF-8, else latin-1, so a binary
+    file is read byte for byte)."""
+    data = _inflate(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return scan_text(text, name, **options)
 
 
-def scan_text(text: str, name: str = "<text>") -> list[Finding]:
-    """Every finding in ``text``: line by line, then (for YAML) value by value."""
-    findings: list[Finding] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        findings += [Finding(name, number, kind, mask(secret)) for kind, secret, _ in find_secrets(line)]
-    if _looks_like_yaml(name, text):
-        reported = {f.line for f in findings}  # one report per line is enough
-        for finding in _scan_yaml_values(text, name):
-            if finding.line not in reported:
-                reported.add(finding.line)
-                findings.append(finding)
-    return sorted(findings, key=lambda f: (f.line, f.kind))
-
-
-def scan_file(path: Path) -> list[Finding]:
-    """Findings in one file; binary files (with NUL bytes) are skipped."""
-    data = path.read_bytes()
-    if b"\0" in data[:8192]:
-        return []
-    return scan_text(data.decode("utf-8", "replace"), str(path))
+def scan_file(path: Path, **options: Any) -> list[Finding]:
+    """The findings in one file (``options`` as for ``scan_text``)."""
+    return scan_bytes(Path(path).read_bytes(), str(path), **options)
 
 
 def files_under(paths: Iterable[str | Path]) -> list[Path]:
-    """The files named, and every file under the folders named (VCS and venv folders skipped)."""
+    """The files named, and every file under the folders named (VCS, virtualenv and
+    cache folders skipped); FileNotFoundError for a path that does not exist."""
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
             files += sorted(
-                p for p in path.rglob("*") if p.is_file() and not _SKIPPED_DIRS.intersection(p.relative_to(path).parts)
+                p for p in path.rglob("*") if p.is_file() and not _SKIPPED_DIRS & set(p.relative_to(path).parts)
             )
         elif path.exists():
             files.append(path)
@@ -148,60 +140,128 @@ def files_under(paths: Iterable[str | Path]) -> list[Path]:
     return files
 
 
-def scan_paths(paths: Iterable[str | Path]) -> list[Finding]:
-    """Findings in every file under ``paths``."""
-    return [finding for path in files_under(paths) for finding in scan_file(path)]
+def scan_paths(paths: Iterable[str | Path], **options: Any) -> list[Finding]:
+    """Findings in every file named and every file under the folders named."""
+    return [finding for file in files_under(paths) for finding in scan_file(file, **options)]
 
 
-def _looks_like_yaml(name: str, text: str) -> bool:
-    return name.endswith((".yaml", ".yml")) or text.startswith(("interactions:", "---"))
-
-
-def _scan_yaml_values(text: str, name: str) -> Iterator[Finding]:
-    """Secrets the line scan cannot see: folded strings, gzip/base64 bodies, header values."""
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError:
+def _scan_scalar(report: _Report, scalar: Scalar) -> None:
+    if scalar.tag == "!!binary":
+        try:
+            data = _inflate(base64.b64decode("".join(scalar.value.split())))
+        except (binascii.Error, ValueError):
+            return
+        text = data.decode("utf-8", "replace")
+        _scan_document(report, views.root(text), lambda _: scalar.line, " (in a base64 body)")
         return
-    stack = [root] if root is not None else []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                header = str(key.value).lower() if isinstance(key, yaml.ScalarNode) else ""
-                if header in SECRET_HEADERS:
-                    yield from _header_values(value, header, name)
-                stack += [key, value]
-        elif isinstance(node, yaml.SequenceNode):
-            stack += node.value
-        elif isinstance(node, yaml.ScalarNode):
-            line = node.start_mark.line + 1
-            value, where = _scalar_text(node)
-            for kind, secret, _ in find_secrets(value):
-                yield Finding(name, line, kind + where, mask(secret))
+    view = views.root(scalar.value)
+    if scalar.path and not scalar.is_key:
+        report.hits(view, pair_secrets(scalar.path[-1], scalar.value), scalar.line_at, "")
+    if len(scalar.value) < 4:  # shorter than any secret a rule or a literal finds on its own
+        return
+    quiet = scalar.is_key or "headers" in scalar.path or (scalar.path and scalar.path[-1].lower() in QUIET_KEYS)
+    _scan_document(report, view, scalar.line_at, "", quiet=bool(quiet))
 
 
-def _header_values(node: yaml.Node, header: str, name: str) -> Iterator[Finding]:
-    values = node.value if isinstance(node, yaml.SequenceNode) else [node]
-    for value in values:
-        if isinstance(value, yaml.ScalarNode) and not is_placeholder(str(value.value)):
-            yield Finding(name, value.start_mark.line + 1, f"{header} header value", mask(str(value.value)))
+LineOf = Callable[[int], int]
 
 
-def _scalar_text(node: yaml.ScalarNode) -> tuple[str, str]:
-    """A scalar's text, with ``!!binary`` decoded (and un-gzipped): the text and a note."""
-    if node.tag != _BINARY_TAG:
-        return str(node.value), ""
+def _scan_document(report: _Report, top: views.View, line_of: LineOf, where: str, *, quiet: bool = False) -> None:
+    leaves, pairs = decode.explode(top, None if report.entropy_too else report.rules.keeps)
+    for leaf in leaves:
+        if leaf.encode is not None:
+            line = line_of(views.to_root(leaf, 0, len(leaf.text))[0][0])
+            _scan_document(report, views.root(leaf.text), lambda _, line=line: line, " (in a base64 string)")
+            continue
+        hits = find_secrets(leaf.text, report.rules)
+        report.hits(leaf, hits, line_of, where)
+        if report.entropy_too and not quiet and leaf.key.lower() not in QUIET_KEYS:
+            report.entropy(leaf, hits, line_of, where)
+    for key, view in pairs:
+        report.hits(view, pair_secrets(key, view.text), line_of, where)
+
+
+class _Report:
+    """Findings of one file, each (line, secret) once; raw-pass findings that are part
+    of (or contain) a decoded one on the same line are left out, and so are those the
+    settings allow."""
+
+    def __init__(self, name: str, settings: Settings | None, entropy: bool) -> None:
+        self.name = name
+        self.settings = settings
+        self.rules: RuleSet = settings.redactor.rules if settings else DEFAULT_RULES
+        self.entropy_too = entropy
+        self.found: dict[tuple[int, str], Finding] = {}
+        self.secrets_on: dict[int, list[str]] = {}
+
+    def hits(self, view: views.View, hits: list[Hit], line_of: LineOf, where: str, *, raw: bool = False) -> None:
+        for hit in hits:
+            secret = view.text[hit.start : hit.end]
+            line = line_of(views.to_root(view, hit.start, hit.end)[0][0])
+            if raw and any(secret in s or s in secret for s in self.secrets_on.get(line, ())):
+                continue
+            self.add(line, secret, hit.label + where, _excerpt(view.text, hit.start, secret, hits))
+
+    def entropy(self, view: views.View, hits: list[Hit], line_of: LineOf, where: str) -> None:
+        urls = [m.span() for m in _URL.finditer(view.text)] if "://" in view.text else []
+        taken = [(h.start, h.end) for h in hits] + urls
+        for token in _TOKEN.finditer(view.text):
+            value = token.group()
+            if any(s < token.end() and token.start() < e for s, e in taken) or not _random_token(value):
+                continue
+            line = line_of(views.to_root(view, token.start(), token.end())[0][0])
+            self.add(line, value, "high-entropy string" + where, _excerpt(view.text, token.start(), value, hits))
+
+    def add(self, line: int, secret: str, kind: str, excerpt: str) -> None:
+        if (line, secret) in self.found or (self.settings is not None and self.settings.allows(secret)):
+            return
+        self.found[line, secret] = Finding(self.name, line, kind, excerpt)
+        self.secrets_on.setdefault(line, []).append(secret)
+
+    def sorted(self) -> list[Finding]:
+        return sorted(self.found.values(), key=lambda f: (f.line, f.kind, f.excerpt))
+
+
+def _random_token(value: str) -> bool:
+    """Random-looking: not an API id, not made of hex parts and short words
+    (``9e77d7154a79ccf8-SJC``), mixed case and digits, entropy over the floor."""
+    if _API_ID.match(value) or all(_HEX_OR_UUID.fullmatch(p) or len(p) <= 4 for p in re.split(r"[-_]", value)):
+        return False
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)):
+        return False
+    return shannon(value) >= entropy_floor(len(value))
+
+
+def _excerpt(text: str, start: int, secret: str, hits: list[Hit]) -> str:
+    """Up to 24 characters before the secret (other secrets and random-looking runs
+    masked), the secret's public prefix and its length: no character of a secret."""
+    begin = max(0, start - 24)
+    chars = list(text[begin:start])
+    for hit in hits:
+        for i in range(max(hit.start, begin), min(hit.end, start)):
+            chars[i - begin] = "…"
+    before = "".join(chars).rsplit("\n", 1)[-1]
+    before = _RANDOM_RUN.sub(lambda m: "…" if _looks_random(m.group()) else m.group(), before)
+    prefix = PUBLIC_PREFIX.match(secret)
+    shown = prefix.group() if prefix else ""
+    before = _CONTROL.sub(lambda m: repr(m.group())[1:-1], before)
+    return f"{before}{shown}…({len(secret)} chars)"
+
+
+def _looks_random(run: str) -> bool:
+    """A digit, or a lower-case letter followed by an upper-case one (``xQ``): not a word
+    or a name (``Authorization``, ``ANTHROPIC_API_KEY``)."""
+    return any(c.isdigit() for c in run) or _CASE_CHANGE.search(run) is not None
+
+
+def _inflate(data: bytes) -> bytes:
     try:
-        data = base64.b64decode("".join(str(node.value).split()))
-    except (binascii.Error, ValueError):
-        return "", ""
-    note = " (in a base64 body)"
-    try:
-        if data.startswith(b"\x1f\x8b"):
-            data, note = gzip.decompress(data), " (in a gzip body)"
-        elif data[:1] == b"\x78":
-            data, note = zlib.decompress(data), " (in a deflate body)"
+        if data[:2] == b"\x1f\x8b":
+            return gzip.decompress(data)
+        if data[:1] == b"\x78":
+            return zlib.decompress(data)
     except (OSError, EOFError, zlib.error):
         pass
-    return data.decode("utf-8", "replace"), note
+    return data
+
+

@@ -10,7 +10,8 @@ harness's indexed transport (``engine="harness"``, the default) or through vcrpy
 (``engine="vcr"``), with the network blocked. Recording — ``once`` without the file,
 ``new_episodes``, ``all`` — goes through vcrpy with the harness's scrubbing, scanning and
 atomic save; the client then talks to the real API (``ANTHROPIC_API_KEY``,
-``ANTHROPIC_BASE_URL``).
+``ANTHROPIC_BASE_URL``). A body the scrubber cannot redact safely is answered with a
+400, is one of the ``problems``, and the cassette is not written.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from harness.cassette.index import (
 )
 from harness.cassette.network import block_network
 from harness.cassette.recorder import MATCHING, RECORD_MODES, make_vcr
+from harness.cassette.scrub import Scrubber
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 
 ENGINES = ("harness", "vcr")
@@ -67,6 +69,7 @@ class CassetteSession:
         self.blocks_network = block_network
         self.vcr_cassette: Any = None  # vcrpy's Cassette, when vcrpy is in use
         self.index: CassetteIndex | None = None
+        self.scrubber: Scrubber | None = None  # when vcrpy is in use
         self._guards: list[VcrGuard | AsyncVcrGuard] = []
         self._stack = ExitStack()
 
@@ -85,11 +88,15 @@ class CassetteSession:
         if self.replaying and self.engine == "harness":
             self.index = CassetteIndex(self.path, match_on=self.match_on, cwd=self.cwd)
         else:
-            recorder = make_vcr(record_mode=self.record_mode, match_on=self.match_on, cwd=self.cwd)
+            self.scrubber = Scrubber(self.cwd)
+            recorder = make_vcr(record_mode=self.record_mode, match_on=self.match_on, scrubber=self.scrubber)
             self.vcr_cassette = self._stack.enter_context(recorder.use_cassette(str(self.path)))
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, *exc_info: Any) -> None:
+        failures = self.scrubber.failures if self.scrubber is not None else []
+        if failures and exc_info[0] is None:  # vcrpy saves nothing after an exception
+            exc_info = (type(failures[0]), failures[0], failures[0].__traceback__)
         self._stack.__exit__(*exc_info)
 
     def client(self, **options: Any) -> anthropic.Anthropic:
@@ -120,7 +127,8 @@ class CassetteSession:
         """Every request that could not be replayed, each with its diff."""
         mismatches = list(self.index.mismatches) if self.index is not None else []
         mismatches += [m for guard in self._guards for m in guard.mismatches]
-        return [str(m) for m in mismatches]
+        failures = self.scrubber.failures if self.scrubber is not None else []
+        return [str(m) for m in mismatches] + [f"not recorded, the cassette was not written: {f}" for f in failures]
 
     @property
     def play_count(self) -> int:

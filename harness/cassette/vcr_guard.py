@@ -1,6 +1,8 @@
-"""vcrpy's replay, guarded: ``VcrGuard`` and ``AsyncVcrGuard`` wrap the httpx2 transport
-that vcrpy patches and turn its "not in the cassette" into a ReplayMismatch with a body
-diff, answered as a 400."""
+"""vcrpy's replay and recording, guarded: ``VcrGuard`` and ``AsyncVcrGuard`` wrap the
+httpx2 transport that vcrpy patches and turn its "not in the cassette" into a
+ReplayMismatch with a body diff, answered as a 400; a body the scrubber cannot redact
+safely (``RedactionError``) is answered with a 400 too, so the agent stops there and the
+recording can end without writing it."""
 
 from __future__ import annotations
 
@@ -9,7 +11,10 @@ from typing import Any
 
 import httpx2
 
-from harness.cassette.diff import ReplayMismatch, body_diff, mismatch_response
+from harness.cassette.diff import ReplayMismatch, body_diff, mismatch_response, refusal
+from harness.cassette.redaction.redact import RedactionError
+
+STOPPED = "harness record: the recording stops, nothing is written: "
 
 
 @functools.cache
@@ -45,6 +50,8 @@ class VcrGuard(_GuardBase, httpx2.BaseTransport):
             return self.transport.handle_request(request)
         except CannotOverwriteExistingCassetteException as error:
             return mismatch_response(self._translate(error))
+        except RedactionError as error:
+            return refusal(STOPPED + str(error))
 
     def close(self) -> None:
         self.transport.close()
@@ -65,6 +72,8 @@ class AsyncVcrGuard(_GuardBase, httpx2.AsyncBaseTransport):
             return await self.transport.handle_async_request(request)
         except CannotOverwriteExistingCassetteException as error:
             return mismatch_response(self._translate(error))
+        except RedactionError as error:
+            return refusal(STOPPED + str(error))
 
     async def aclose(self) -> None:
         await self.transport.aclose()

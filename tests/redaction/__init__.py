@@ -1,0 +1,1 @@
+"""The redactor and the scanner against planted fake secrets, and against real recordings."""
