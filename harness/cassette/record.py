@@ -190,6 +190,7 @@ def record_over_loopback(
     from harness.scenario.loader import load_scenario
     from harness.scenario.responder import DEFAULT_MODEL, Responder
     from harness.scenario.runner import default_factory
+    from harness.scenario.sandbox import write_workspace
     from harness.serve.server import FaultServer
 
     scenario = load_scenario(scenario_path)
@@ -203,9 +204,7 @@ def record_over_loopback(
             raise RecordingFailed(f"{scenario_path}: the loopback server saw problems: " + "; ".join(problems))
 
     with tempfile.TemporaryDirectory(prefix="harness-record-") as tmp, FaultServer(responder, time_scale=0) as server:
-        for name, content in scenario.workspace.items():
-            (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
-            (Path(tmp) / name).write_text(content, encoding="utf-8")
+        write_workspace(Path(tmp), scenario.workspace)
         result = record_session(
             cassette, [turn.user for turn in scenario.turns], base_url=server.url, api_key=LOOPBACK_API_KEY,
             record_mode=record_mode, cwd=tmp, factory=default_factory(scenario), scenario_settings=scenario.settings, write=write, clock=clock,

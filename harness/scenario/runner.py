@@ -16,9 +16,10 @@ from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.scenario.clients import TEST_API_KEY, scenario_clients
 from harness.scenario.expectations import check_expectations
 from harness.scenario.invariants import MINI_AGENT, check_invariants
-from harness.scenario.model import Scenario, Turn
+from harness.scenario.model import Scenario, ScenarioError, Turn
 from harness.scenario.outcome import Outcome, TurnRecord
 from harness.scenario.responder import DEFAULT_MODEL, Responder
+from harness.scenario.sandbox import PathEscape, write_workspace
 from harness.scenario.tool_map import ToolMap
 from harness.scenario.transport import ScenarioTransport
 from harness.wire.clock import VirtualClock
@@ -57,9 +58,10 @@ def run_scenario(
     driver = TurnDriver()
     with tempfile.TemporaryDirectory(prefix="harness-") as tmp, ExitStack() as servers:
         workspace = Path(tmp).resolve()
-        for name, content in scenario.workspace.items():
-            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
-            (workspace / name).write_text(content, encoding="utf-8")
+        try:
+            write_workspace(workspace, scenario.workspace)
+        except (PathEscape, OSError) as error:
+            raise ScenarioError([f"{scenario.path}: workspace: {error}"]) from None
         client, async_client = scenario_clients(transport)
         ctx = AgentContext(
             client, async_client, workspace, clock, TEST_API_KEY, scenario.settings,
