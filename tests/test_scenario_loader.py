@@ -168,7 +168,7 @@ def test_yes_is_not_a_name(tmp_path):
 def test_a_cut_that_is_neither_a_number_nor_a_mapping_names_both_forms(tmp_path):
     path = write(tmp_path, HEAD + "turns:\n  - user: hi\n    replies:\n      - text: hi\n        cut: five\n")
     assert only_problem(path) == (
-        f"{path}:7:14: `turns[0].replies[0].cut` must be an integer or a cut"
+        f"{path}:7:14: `turns[0].replies[0].cut` must be an integer at least 0 or a cut"
         " (a mapping with after_event, in_event, after_bytes, in_char, how), got 'five'"
     )
 

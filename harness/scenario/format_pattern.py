@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from harness.scenario.format_spec import Problem, Spec, show
+from harness.scenario.format_spec import Problem, Spec, show, with_description
 from harness.scenario.yaml_positions import Position
 
 
@@ -29,7 +29,7 @@ class Pattern(Spec):
         return []
 
     def json_schema(self) -> dict[str, Any]:
-        return _with_description({"type": "string"}, self.description)
+        return with_description({"type": "string"}, self.description)
 
     def label(self) -> str:
         return "a string (a substring, or /a regex/)"

@@ -36,7 +36,7 @@ class Spec:
         raise NotImplementedError
 
 
-def _with_description(schema: dict[str, Any], description: str) -> dict[str, Any]:
+def with_description(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {**schema, "description": description} if description else schema
 
 
@@ -75,7 +75,7 @@ class Scalar(Spec):
             schema["minimum"] = self.minimum
         if self.maximum is not None:
             schema["maximum"] = self.maximum
-        return _with_description(schema, self.description)
+        return with_description(schema, self.description)
 
     def label(self) -> str:
         kind = {"integer": "an integer", "any": "any JSON value"}.get(self.kind, f"a {self.kind}")
@@ -120,7 +120,7 @@ class Choice(Spec):
         return [Problem(*pos, f"`{name}` cannot be {show(value)}{hint}; valid choices: {_listing(self.choices)}")]
 
     def json_schema(self) -> dict[str, Any]:
-        return _with_description({"enum": list(self.choices)}, self.description)
+        return with_description({"enum": list(self.choices)}, self.description)
 
     def label(self) -> str:
         return f"one of {_listing(self.choices)}"
@@ -146,7 +146,7 @@ class ListOf(Spec):
         schema: dict[str, Any] = {"type": "array", "items": self.item.json_schema()}
         if self.min_items:
             schema["minItems"] = self.min_items
-        return _with_description(schema, self.description)
+        return with_description(schema, self.description)
 
     def label(self) -> str:
         return f"a list of {self.item.label()}"
@@ -169,7 +169,7 @@ class MapOf(Spec):
         return problems
 
     def json_schema(self) -> dict[str, Any]:
-        return _with_description({"type": "object", "additionalProperties": self.value.json_schema()}, self.description)
+        return with_description({"type": "object", "additionalProperties": self.value.json_schema()}, self.description)
 
     def label(self) -> str:
         return "a mapping"
@@ -190,7 +190,7 @@ class Either(Spec):
         return [Problem(*pos, f"`{name}` must be {labels}, got {show(value)}")]
 
     def json_schema(self) -> dict[str, Any]:
-        return _with_description({"anyOf": [o.json_schema() for o in self.options]}, self.description)
+        return with_description({"anyOf": [o.json_schema() for o in self.options]}, self.description)
 
     def label(self) -> str:
         return " or ".join(o.label() for o in self.options)
@@ -239,7 +239,7 @@ class Obj(Spec):
         }
         if self.required:
             schema["required"] = list(self.required)
-        return _with_description(schema, self.description)
+        return with_description(schema, self.description)
 
     def label(self) -> str:
         return f"a {self.what} (a mapping with {_listing(self.fields)})"
