@@ -313,7 +313,7 @@ def test_a_library_scenario_loads_without_problems(path):
 # checked by a small validator of exactly the keywords the exporter uses.
 
 KEYWORDS = {"$schema", "title", "description", "type", "properties", "additionalProperties", "required",
-            "items", "minItems", "enum", "anyOf", "minimum", "maximum"}
+            "items", "minItems", "enum", "anyOf", "minimum", "maximum", "maxItems"}
 TYPES = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
@@ -349,6 +349,8 @@ def schema_errors(schema: dict[str, Any], value: Any, where: str = "$") -> list[
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
             errors.append(f"{where}: too few items")
+        if len(value) > schema.get("maxItems", len(value)):
+            errors.append(f"{where}: too many items")
         for index, item in enumerate(value):
             errors += schema_errors(schema.get("items", {}), item, f"{where}[{index}]")
     return errors

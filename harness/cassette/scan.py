@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import re
 import zlib
 from dataclasses import dataclass
@@ -22,6 +21,10 @@ from typing import Iterable, Iterator
 
 import yaml
 
+from harness.wire.cassette_file import inflate
+from harness.wire.files import read_regular
+
+MAX_SCAN_BYTES = 1024 * 1024 * 1024
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BINARY_TAG = "tag:yaml.org,2002:binary"
 _SKIPPED_DIRS = frozenset({".git", ".hg", ".venv", "venv", "__pycache__", "node_modules", ".hypothesis"})
@@ -126,8 +129,9 @@ def scan_text(text: str, name: str = "<text>") -> list[Finding]:
 
 
 def scan_file(path: Path) -> list[Finding]:
-    """Findings in one file; binary files (with NUL bytes) are skipped."""
-    data = path.read_bytes()
+    """Findings in one file; binary files (with NUL bytes) are skipped. A path that is
+    not a regular file raises NotReadable (an OSError), as does one over MAX_SCAN_BYTES."""
+    data = read_regular(path, max_bytes=MAX_SCAN_BYTES)
     if b"\0" in data[:8192]:
         return []
     return scan_text(data.decode("utf-8", "replace"), str(path))
@@ -164,8 +168,12 @@ def _scan_yaml_values(text: str, name: str) -> Iterator[Finding]:
     except yaml.YAMLError:
         return
     stack = [root] if root is not None else []
+    seen: set[int] = set()  # an alias is the same node again: scanned once (no alias bomb)
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 header = str(key.value).lower() if isinstance(key, yaml.ScalarNode) else ""
@@ -199,9 +207,9 @@ def _scalar_text(node: yaml.ScalarNode) -> tuple[str, str]:
     note = " (in a base64 body)"
     try:
         if data.startswith(b"\x1f\x8b"):
-            data, note = gzip.decompress(data), " (in a gzip body)"
+            data, note = inflate(data, gzip=True), " (in a gzip body)"
         elif data[:1] == b"\x78":
-            data, note = zlib.decompress(data), " (in a deflate body)"
+            data, note = inflate(data, gzip=False), " (in a deflate body)"
     except (OSError, EOFError, zlib.error):
         pass
     return data.decode("utf-8", "replace"), note

@@ -18,6 +18,8 @@ POSITIVE = Scalar("integer", minimum=1)
 SECONDS = Scalar("number", "seconds", minimum=0)
 MAX_PINGS = 10_000
 MAX_RETRIES = 1_000
+MAX_TURNS = 500  # the conversation grows each turn: checking it is quadratic in its length
+MAX_REPLIES = 1_000
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded")
 END_REASONS = (*STOP_REASONS, "error", "interrupted", "internal_error", "context_window", "max_steps", "empty", "none")
 MESSAGE_FIELDS = ("text", "tool_use", "thinking", "content", "stop_reason", "stop_sequence", "usage")
@@ -126,7 +128,7 @@ INTERRUPT = Obj(
     what="interrupt",
 )
 TURN = Obj(
-    {"user": STRING, "replies": ListOf(REPLY), "interrupt": INTERRUPT, "expect": TURN_EXPECT},
+    {"user": STRING, "replies": ListOf(REPLY, max_items=MAX_REPLIES), "interrupt": INTERRUPT, "expect": TURN_EXPECT},
     required=("user",),
     what="turn",
 )
@@ -155,7 +157,7 @@ SCENARIO = Obj(
         "about": Scalar("string", "why this scenario exists"),
         "settings": SETTINGS,
         "workspace": MapOf(STRING, description="files created in a fresh temporary directory, the tools' cwd"),
-        "turns": ListOf(TURN, min_items=1),
+        "turns": ListOf(TURN, min_items=1, max_items=MAX_TURNS),
         "expect": Obj(
             {
                 "files": MapOf(FILE_EXPECT),

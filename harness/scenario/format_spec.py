@@ -133,12 +133,15 @@ class ListOf(Spec):
     item: Spec
     min_items: int = 0
     description: str = ""
+    max_items: int | None = None
 
     def check(self, value: Any, pos: Position, name: str) -> list[Problem]:
         if not isinstance(value, list):
             return [Problem(*pos, f"`{name}` must be a list of {self.item.label()}, got {show(value)}")]
         if len(value) < self.min_items:
             return [Problem(*pos, f"`{name}` needs at least {self.min_items} item(s)")]
+        if self.max_items is not None and len(value) > self.max_items:
+            return [Problem(*pos, f"`{name}` has {len(value):,} items; at most {self.max_items:,} are allowed")]
         positions = value.item_pos if isinstance(value, LocatedList) else [pos] * len(value)
         return [p for i, (v, at) in enumerate(zip(value, positions)) for p in self.item.check(v, at, f"{name}[{i}]")]
 
@@ -146,6 +149,8 @@ class ListOf(Spec):
         schema: dict[str, Any] = {"type": "array", "items": self.item.json_schema()}
         if self.min_items:
             schema["minItems"] = self.min_items
+        if self.max_items is not None:
+            schema["maxItems"] = self.max_items
         return with_description(schema, self.description)
 
     def label(self) -> str:

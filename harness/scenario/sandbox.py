@@ -15,6 +15,8 @@ scenario object built in Python cannot reach outside either.
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
 
@@ -138,3 +140,37 @@ def write_workspace(workspace: Path, files: Mapping[str, Any]) -> None:
         target = in_workspace(workspace, key)  # again: a folder made just now may not be a link out
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(str(content), encoding="utf-8")
+
+
+MAX_SEED_BYTES = 1024 * 1024 * 1024
+
+
+def copy_into(source: Path, workspace: Path, *, max_bytes: int = MAX_SEED_BYTES) -> list[str]:
+    """Copy the regular files and folders under ``source`` into ``workspace`` (a fresh
+    folder), so that tools run on the copy and ``source`` is never written. A symlink is
+    copied as what it points to when that stays inside ``source``, else left out, as are
+    FIFOs, sockets and devices; returns what was left out. PathEscape past ``max_bytes``."""
+    source = source.resolve()
+    if not source.is_dir():
+        raise PathEscape(f"{source}: not a folder to copy the workspace from")
+    left_out: list[str] = []
+    total = 0
+    for folder, subfolders, files in os.walk(source):
+        here = Path(folder)
+        relative = here.relative_to(source)
+        (workspace / relative).mkdir(parents=True, exist_ok=True)
+        for name in list(subfolders):
+            if (here / name).is_symlink():
+                subfolders.remove(name)
+                left_out.append((relative / name).as_posix())
+        for name in files:
+            path = here / name
+            real = path.resolve()
+            if (path.is_symlink() and source not in real.parents) or not real.is_file():
+                left_out.append((relative / name).as_posix())
+                continue
+            total += real.stat().st_size
+            if total > max_bytes:
+                raise PathEscape(f"{source} holds more than {max_bytes:,} bytes: too much to copy into a workspace")
+            shutil.copyfile(real, workspace / relative / name)
+    return left_out

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from harness.wire.files import read_regular
 from harness.wire.plain_yaml import check_expanded, limit_for
 
 Position = tuple[int, int]  # 1-based line and column
@@ -106,12 +107,7 @@ def _kind(value: Any) -> str:
 def load_located(path: Path) -> Any:
     """The YAML document in ``path``, with positions; YamlError for broken files."""
     try:
-        if path.is_dir():
-            raise IsADirectoryError("it is a folder, not a file")
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise YamlError(f"{path}:1:1: the file has {size:,} bytes; a scenario may have at most {MAX_BYTES:,}")
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, max_bytes=MAX_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise YamlError(f"{path}:1:1: cannot read it: {error}") from None
     return loads_located(text, str(path))

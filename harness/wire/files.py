@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 
@@ -110,3 +111,33 @@ def _fsync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+class NotReadable(OSError):
+    """A path that is not a regular file, or one too big to read."""
+
+
+def read_regular(path: Path, *, max_bytes: int) -> bytes:
+    """The bytes of the regular file at ``path``. A folder, a FIFO, a socket or a device
+    raises NotReadable before anything waits on it (it is opened non-blocking, then
+    checked), and so does a file over ``max_bytes``; other OSErrors pass through."""
+    path = Path(path)
+    if path.is_dir():
+        raise NotReadable(f"{path} is a folder, not a file")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotReadable(f"{path} is not a regular file (a FIFO, a socket or a device)")
+        if info.st_size > max_bytes:
+            raise NotReadable(f"{path} has {info.st_size:,} bytes, more than the {max_bytes:,} allowed")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as stream:
+            fd = -1
+            data = stream.read(max_bytes + 1)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if len(data) > max_bytes:
+        raise NotReadable(f"{path} has more than the {max_bytes:,} bytes allowed")
+    return data
