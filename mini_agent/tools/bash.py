@@ -68,8 +68,8 @@ class Bash:
             stderr=subprocess.PIPE,
         )
         assert process.stdout is not None and process.stderr is not None
-        stdout = _Capture(process.stdout, self.max_capture)
-        stderr = _Capture(process.stderr, self.max_capture)
+        stdout = Capture(process.stdout, self.max_capture)
+        stderr = Capture(process.stderr, self.max_capture)
         try:
             process.wait(timeout)
             timed_out = False
@@ -89,7 +89,7 @@ def _report(stdout: str, stderr: str, ending: str) -> str:
     return "\n".join([*parts, ending])
 
 
-class _Capture:
+class Capture:
     """Read one pipe on a thread, keeping its first and last ``limit // 2`` bytes."""
 
     def __init__(self, pipe: IO[bytes], limit: int) -> None:

@@ -1,8 +1,9 @@
 """Every process a command started, found and killed, without cgroups.
 
 A command runs in a session of its own (``start_new_session``) with a mark in its
-environment (``MINI_AGENT_RUN=<unique>``). Killing it means SIGKILL, in passes until a
-pass finds nothing, for every process that:
+environment (``MINI_AGENT_RUN=<unique>``). Killing it means finding, in passes, every
+process that (below), stopping each one found (SIGSTOP: a stopped process cannot fork
+again) until two passes in a row find nothing new, then SIGKILL for all of them:
 
 1. is in the command's session -- the shell, its pipelines, ``cmd &`` children;
 2. descends from the command's shell through the parent links in ``/proc`` -- also
@@ -21,12 +22,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 MARK_VARIABLE = "MINI_AGENT_RUN"
 MAX_PASSES = 50
+SETTLE = 0.005  # seconds for a fork under way to show in /proc
 PROC = Path("/proc")
 
 
@@ -41,23 +44,30 @@ def start(args: Any, **options: Any) -> tuple[subprocess.Popen[bytes], str]:
 def kill_everything(process: subprocess.Popen[Any], mark: str) -> int:
     """SIGKILL every process of the run (see the module docstring), then reap the
     command itself; returns how many were killed."""
-    killed: set[tuple[int, int]] = set()
-    if not PROC.is_dir():
-        _kill_group(process.pid)
-    else:
-        for _ in range(MAX_PASSES):
-            found = _members(process.pid, mark) - killed
-            if not found:
+    stopped: set[tuple[int, int]] = set()
+    if PROC.is_dir():
+        quiet = 0
+        for _ in range(MAX_PASSES):  # stop them all first: a stopped process cannot fork
+            found = _members(process.pid, mark) - stopped
+            _signal(found, signal.SIGSTOP)
+            stopped |= found
+            quiet = 0 if found else quiet + 1
+            if quiet == 2:  # twice nothing new, the second time after a fork in flight had time to land
                 break
-            for pid, _started in found:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            killed |= found
+            if not found:
+                time.sleep(SETTLE)
+        _signal(stopped, signal.SIGKILL)
     _kill_group(process.pid)
     process.wait()
-    return len(killed)
+    return len(stopped)
+
+
+def _signal(processes: set[tuple[int, int]], signum: int) -> None:
+    for pid, _started in processes:
+        try:
+            os.kill(pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def _kill_group(leader: int) -> None:

@@ -74,6 +74,9 @@ def _open_regular(path: Path) -> IO[bytes]:
         raise FileNotFoundError(f"File does not exist: {path}")
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a directory, not a file")
+    mode = path.stat().st_mode  # a socket cannot even be opened: say what it is first
+    if not stat.S_ISREG(mode):
+        raise OSError(f"{path} is {_kind(mode)}, not a regular file; Read only reads files")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     try:
         mode = os.fstat(fd).st_mode
