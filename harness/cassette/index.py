@@ -26,6 +26,7 @@ import httpx2
 from harness.cassette.diff import ReplayMismatch, body_diff, mismatch_response
 from harness.cassette.scrub import scrub_body
 from harness.wire import json_body
+from harness.wire.chunks import WireBody
 from harness.wire.cassette_file import load_cassette, response_body_bytes
 
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
@@ -117,7 +118,8 @@ class CassetteIndex:
         return index
 
     def response(self, index: int) -> httpx2.Response:
-        """The recorded response of interaction ``index`` as the client would have read it."""
+        """The recorded response of interaction ``index`` as the client would have read it,
+        in socket-sized reads."""
         recorded = self.interactions[index]["response"]
         status = recorded.get("status") or {}
         code = int(status.get("code", recorded.get("status_code", 200)) if isinstance(status, Mapping) else status)
@@ -129,9 +131,7 @@ class CassetteIndex:
             for value in (values if isinstance(values, list) else [values])
         ]
         extensions = {"reason_phrase": str(message).encode("ascii", "replace")} if message else {}
-        return httpx2.Response(
-            code, headers=headers, stream=httpx2.ByteStream(response_body_bytes(recorded)), extensions=extensions
-        )
+        return httpx2.Response(code, headers=headers, stream=WireBody(response_body_bytes(recorded)), extensions=extensions)
 
     def _expected(self, route: tuple[str, str]) -> int | None:
         """The first unused interaction on the same route, else the first unused one."""

@@ -23,6 +23,7 @@ from harness.scenario.sandbox import PathEscape, write_workspace
 from harness.scenario.tool_map import ToolMap
 from harness.scenario.transport import ScenarioTransport
 from harness.wire.clock import VirtualClock
+from harness.wire.files import read_regular
 from harness.wire.replies import Reply
 
 PROBE_LINE = "Are you still there?"
@@ -182,17 +183,19 @@ def _hits(interrupt: Any, count: int, event: Any) -> bool:
 
 
 def _snapshot(workspace: Path) -> dict[str, str | None]:
-    """Every file in the workspace as text (None when it is binary or huge)."""
+    """Every file in the workspace as text (None when it is binary, huge, a link or not a
+    regular file: nothing outside the workspace is read, nothing waits on a FIFO)."""
     files: dict[str, str | None] = {}
     for path in sorted(workspace.rglob("*")):
-        if path.is_file():
-            try:
-                data = path.read_bytes()
-                files[path.relative_to(workspace).as_posix()] = (
-                    data.decode("utf-8") if len(data) <= MAX_FILE_SNAPSHOT else None
-                )
-            except (OSError, UnicodeDecodeError):
-                files[path.relative_to(workspace).as_posix()] = None
+        name = path.relative_to(workspace).as_posix()
+        if path.is_symlink() or not path.is_file():
+            if path.is_symlink() or not path.is_dir():
+                files[name] = None
+            continue
+        try:
+            files[name] = read_regular(path, max_bytes=MAX_FILE_SNAPSHOT).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            files[name] = None
     return files
 
 
