@@ -26,3 +26,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .hypothesis *.egg-info
+
+.PHONY: mutants
+mutants: $(STAMP)
+	$(BIN)/python -m mutants

@@ -24,6 +24,12 @@ def fallbacks_enabled(environ: Mapping[str, str] = os.environ) -> bool:
     return environ.get("MINI_AGENT_FALLBACKS", "1").strip().lower() not in SWITCH_OFF
 
 
+def sdk_client(**options: Any) -> anthropic.Anthropic:
+    """The SDK client mini_agent runs on, from the environment (``ANTHROPIC_API_KEY``,
+    ``ANTHROPIC_BASE_URL``) and ``options``: its own retries are off, the loop retries."""
+    return anthropic.Anthropic(max_retries=0, **options)
+
+
 @dataclass(frozen=True)
 class Reply:
     """A complete assistant message, as a history entry, with its stop reason and usage."""
@@ -46,7 +52,7 @@ class AnthropicClient:
         fallbacks: bool | None = None,
         timeout: float | None = None,
     ) -> None:
-        self.client = client if client is not None else anthropic.Anthropic(max_retries=0)
+        self.client = client if client is not None else sdk_client()
         self.model = model
         self.max_tokens = max_tokens
         self.system = system

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 import anthropic
+import httpx2
 
 from harness.wire.clock import RealClock, VirtualClock
 
@@ -32,7 +33,9 @@ class AgentContext:
     ``workspace``: a fresh folder with the scenario's files, the tools' working
     directory. ``clock``: virtual time (``sleep``, ``async_sleep``, ``now``, ``wall``).
     ``settings``: the scenario's ``settings:`` (``max_retries`` …), read-only, for agents
-    that can honour them.
+    that can honour them. ``http_client`` / ``async_http_client``: httpx2 clients on the
+    scenario, for an agent that builds its own SDK client in process (the SDK's waits
+    between its own retries are then real: turn them off).
     """
 
     client: anthropic.Anthropic
@@ -41,6 +44,8 @@ class AgentContext:
     clock: VirtualClock | RealClock
     api_key: str
     settings: Mapping[str, Any] = field(default_factory=dict)
+    http_client: httpx2.Client | None = None
+    async_http_client: httpx2.AsyncClient | None = None
     start_loopback: Callable[[], str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:

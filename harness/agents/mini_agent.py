@@ -21,6 +21,7 @@ from harness.wire.clock import VirtualClock
 from mini_agent.cli import slash_command
 from mini_agent.environment import SettingsError, settings_from_environment
 from mini_agent.loop import Agent
+from mini_agent.model import sdk_client
 from mini_agent.render import Renderer
 from mini_agent.settings import Settings
 from mini_agent.tools import Tool
@@ -113,6 +114,11 @@ def mini_agent_factory(
 
 def factory(ctx: AgentContext) -> MiniAgentUnderTest:
     """The default agent under test: mini_agent with the scenario's settings, on the
-    run's clock, with the SDK's own retries off (it retries by itself, visibly)."""
+    run's clock, on the SDK client it builds for itself in production (``sdk_client``),
+    whose HTTP goes to the scenario."""
     build = mini_agent_factory(settings_for(ctx.settings), settings_sources={name: "scenario" for name in ctx.settings})
-    return build(ctx.client.with_options(max_retries=0), ctx.clock, ctx.workspace)
+    if ctx.http_client is not None:
+        client = sdk_client(api_key=ctx.api_key, http_client=ctx.http_client)
+    else:
+        client = ctx.client.with_options(max_retries=0)
+    return build(client, ctx.clock, ctx.workspace)

@@ -51,6 +51,7 @@ def load_scenario(path: str | Path) -> Scenario:
         settings=dict(document.get("settings", {})),
         workspace=dict(document.get("workspace", {})),
         expect=_plain(document.get("expect", {})),
+        expect_lines=key_lines(document.get("expect", {})),
         probe=document.get("probe", True),
         agent=document.get("agent"),
     )
@@ -74,6 +75,7 @@ def _turn(data: dict[str, Any], line: int, base: dict[int, Reply]) -> Turn:
         interrupt=Interrupt(interrupt.get("at_event"), interrupt.get("tool"), interrupt.get("close", False)) if interrupt else None,
         expect=_plain(data.get("expect", {})),
         line=line,
+        expect_lines=key_lines(data.get("expect", {})),
     )
 
 
@@ -102,6 +104,16 @@ def reply_from(data: dict[str, Any], line: int | None = None, recorded: Reply | 
         interrupt=data.get("interrupt"),
         line=line,
     )
+
+
+def key_lines(expect: Any, prefix: str = "") -> dict[str, int]:
+    """The line of each key of a located ``expect`` mapping, nested blocks as ``block.key``."""
+    lines: dict[str, int] = {}
+    for key, (line, _) in getattr(expect, "key_pos", {}).items():
+        lines[f"{prefix}{key}"] = line
+        if isinstance(expect[key], dict):
+            lines |= key_lines(expect[key], f"{prefix}{key}.")
+    return lines
 
 
 def _event_or(cls: type, key: str, value: Any) -> Any:

@@ -10,6 +10,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import httpx2
+
 from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver, build_agent
 from harness.agents.loading import DEFAULT_AGENT, load_factory
@@ -21,7 +23,7 @@ from harness.scenario.outcome import Outcome, TurnRecord
 from harness.scenario.responder import DEFAULT_MODEL, Responder
 from harness.scenario.sandbox import PathEscape, write_workspace
 from harness.scenario.tool_map import ToolMap
-from harness.scenario.transport import ScenarioTransport
+from harness.scenario.transport import AsyncScenarioTransport, ScenarioTransport
 from harness.wire.clock import VirtualClock
 from harness.wire.files import read_regular
 from harness.wire.replies import Reply
@@ -66,6 +68,8 @@ def run_scenario(
         client, async_client = scenario_clients(transport)
         ctx = AgentContext(
             client, async_client, workspace, clock, TEST_API_KEY, scenario.settings,
+            http_client=httpx2.Client(transport=transport),
+            async_http_client=httpx2.AsyncClient(transport=AsyncScenarioTransport(responder)),
             start_loopback=_loopback(responder, servers),
         )
         under_test = build_agent(build, ctx)

@@ -51,9 +51,3 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
 
-
-AGENT = os.environ.get("HARNESS_AGENT") or None
-"""The agent the properties run against (``--harness-agent`` or ``$HARNESS_AGENT``; None:
-mini_agent). Another agent gets Ctrl+C only where any agent can meet it: while a reply
-streams (mini_agent's events also let it come at an event or as a tool is called)."""
-AGENT_EVENTS = AGENT is None
