@@ -9,7 +9,9 @@
     e  the whole scenario library, in process, one file after another
     f  hypothesis examples per second for the main history property
     and: the oracle's cost per message at 10, 100 and 1,000 messages; a scenario with
-    ten retries at the 30 s cap (300 s of virtual time).
+    ten retries at the 30 s cap (300 s of virtual time); a 40 MB single-stream
+    interaction replayed by CassetteTransport against the SDK's floor on the same bytes
+    (``big_stream``), and its growth per megabyte from 10 to 40 MB.
 
 Options: ``--quick`` (fewer rounds, for a smoke run), ``--skip-vcr-400`` (vcrpy's
 400-interaction replay takes tens of seconds), ``--output FILE``.
@@ -45,12 +47,13 @@ from harness.scenario.runner import run_scenario
 from harness.scenario.transport import ScenarioTransport
 from harness.wire.replies import Reply
 
-from . import workload
+from . import big_stream, workload
 from .timing import Samples, interleaved, ratio, repeat
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 ONE_SCENARIO = ROOT / "scenarios" / "http" / "overloaded_then_success.yaml"
+BIG_STREAM_MB = 40
 TARGETS = {
     "b_over_a": 1.05,
     "session_400_over_floor": 1.2,  # CassetteTransport (body matching) over the same 400 requests through MockTransport
@@ -58,6 +61,8 @@ TARGETS = {
     "ten_retries_wall_ms": 50.0,
     "library_wall_s": 3.0,
     "property_examples_per_s": 100.0,
+    "big_stream_over_floor": 1.5,  # a 40 MB interaction replayed, over the SDK reading the same bytes
+    "big_stream_growth_per_mb": 1.5,  # cost per MB at 40 MB over cost per MB at 10 MB: linear is 1
 }
 
 
@@ -92,6 +97,7 @@ def measure_all(
     results["one_scenario"] = one_scenario(scale)
     results["library"] = library(scale)
     results["property"] = property_speed(scale, tmp)
+    results["big_stream"] = big_stream.measure(BIG_STREAM_MB if scale >= 0.25 else 2, rounds=_n(5, scale))
     results["targets"] = verdicts(results)
     return results
 
@@ -424,6 +430,8 @@ def verdicts(results: dict[str, Any]) -> dict[str, Any]:
         "ten_retries_wall_ms": results["ten_retries"]["ms"]["wall_median"],
         "library_wall_s": results["library"]["s"]["wall_min"],
         "property_examples_per_s": results["property"]["examples_per_s_wall"],
+        "big_stream_over_floor": results["big_stream"]["harness_over_floor"]["cpu_median"],
+        "big_stream_growth_per_mb": results["big_stream"]["growth_per_mb_full_over_quarter"],
     }
     at_least = {"property_examples_per_s"}
     return {
@@ -485,6 +493,12 @@ def report(results: dict[str, Any]) -> None:
           f"answers through a bare transport, needs {sdk:.1f} ms an example, hypothesis alone {generate:.1f} ms to "
           f"generate one (a run that does nothing): {sdk + generate:.1f} ms, a ceiling of "
           f"{1000 / (sdk + generate):.0f} examples/s with the agent and the harness free")
+    b = results["big_stream"]
+    full, quarter = f"{b['megabytes']:g}mb", f"{b['megabytes'] / 4:g}mb"
+    print(f"big stream ({b['megabytes']:g} MB of text in blocks of {b['block_bytes'] // 1000} kB, one streamed message, replayed in 64 KiB "
+          f"reads): harness {b['ms'][f'harness_{full}']:.0f} ms CPU, the SDK's floor {b['ms'][f'floor_{full}']:.0f} ms: "
+          f"{b['harness_over_floor']['cpu_median']:.2f}× the floor; per MB at {full[:-2]} MB over {quarter[:-2]} MB: "
+          f"{b['growth_per_mb_full_over_quarter']:.2f}× (the floor's own: {b['floor_growth_per_mb_full_over_quarter']:.2f}×)")
     print("\ntargets")
     for name, v in results["targets"].items():
         print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}")

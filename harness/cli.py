@@ -2,7 +2,7 @@
 check saved conversations.
 
     harness run [PATHS…] [--json] [--update-golden]   run scenarios, a summary table; exit 1 on any failure
-    harness lint [PATHS…]                             check scenario files without running them
+    harness lint [PATHS…] [--show-commands]           check scenario files without running them; list what they would run
     harness play SCENARIO                             the mini_agent REPL under a scenario, live
     harness schema [-o FILE]                          the JSON Schema of the scenario format
     harness serve SCENARIO [--port N] [--check]        the scenario on a loopback socket, for any client
@@ -13,30 +13,73 @@ check saved conversations.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from typing import Any
 
 from harness.agents.loading import AgentSpecError
 from harness.cassette.commands import cmd_proxy, cmd_record, cmd_replay, cmd_scan
 from harness.cassette.log_scrub import scrub_for_log
-from harness.cassette.redaction.config import RulesFileError
 from harness.cassette.recorder import MATCHING, RECORD_MODES
+from harness.cassette.redaction.config import RulesFileError
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
 from harness.scenario.commands import cmd_lint, cmd_play, cmd_run, cmd_schema
 from harness.scenario.model import ScenarioError
+from harness.scenario.sandbox import PathEscape
 from harness.serve.commands import cmd_serve
+from harness.wire.cassette_file import CassetteError
 
 DEFAULT_PATHS = ["scenarios"]
 
 
+EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 3, 130
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit code."""
+    """Entry point; returns the exit code. Bad input ends in a message naming the file
+    and what was expected (exit 2); SIGTERM unwinds like Ctrl+C, so temporary files are
+    removed; anything unforeseen is one line naming the harness's own bug (exit 3)."""
     parser = _parser()
     args = parser.parse_args(argv)
+    previous = _terminate_as_exit()
     try:
         return args.command(args)
-    except (FileNotFoundError, ScenarioError, HistoryFileError, AgentSpecError, RulesFileError) as error:
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, ScenarioError, HistoryFileError,
+            AgentSpecError, PathEscape, CassetteError, RulesFileError) as error:
         print(f"harness: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\nharness: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except RecursionError:
+        print("harness: the input is nested too deeply to handle", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # noqa: BLE001 -- the last line of defence: a bug, said in one line
+        print(f"harness: internal error: {type(error).__name__}: {error} (a bug in the harness; please report it)", file=sys.stderr)
+        return EXIT_INTERNAL
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate_as_exit() -> Any:
+    """SIGTERM raises SystemExit (143), so ``finally`` blocks run and nothing is left half-written."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        return signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread
+        return None
+
+
+def _lint(args: argparse.Namespace) -> int:
+    if args.show_commands:
+        from harness.cassette.show import cmd_show_commands
+
+        return cmd_show_commands(args)
+    return cmd_lint(args)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,7 +93,11 @@ def _parser() -> argparse.ArgumentParser:
     run.set_defaults(command=cmd_run)
     lint = commands.add_parser("lint", help="check scenario files without running them")
     lint.add_argument("paths", nargs="*", default=DEFAULT_PATHS)
-    lint.set_defaults(command=cmd_lint)
+    lint.add_argument(
+        "--show-commands", action="store_true",
+        help="list every command, file write and tool call a scenario or cassette would cause (it is code: read it first)",
+    )
+    lint.set_defaults(command=_lint)
     play = commands.add_parser("play", help="play a scenario through the mini_agent REPL")
     play.add_argument("scenario")
     play.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
@@ -99,13 +146,22 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
         "replay",
         help="replay a cassette through an agent (mini_agent by default), offline",
         description="Drive the agent (--agent, else mini_agent) from a cassette with the network blocked and print the "
-        "transcript; a request that differs from the recorded one fails with a diff.",
+        "transcript; a request that differs from the recorded one fails with a diff. A cassette is code: the "
+        "tool calls it holds run, in a fresh temporary workspace unless --in-place says otherwise "
+        "(harness lint --show-commands CASSETTE lists them).",
     )
     replay.add_argument("cassette")
     replay.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent to replay it to (default: mini_agent)")
     replay.add_argument("--engine", choices=("harness", "vcr"), default="harness", help="the indexed transport, or vcrpy")
     replay.add_argument("--match-on", choices=tuple(MATCHING), default="body")
-    replay.add_argument("--cwd", default=".", help="the tools' working directory (the recording's files must be there)")
+    replay.add_argument(
+        "--cwd", metavar="DIR",
+        help="copy DIR's files into the fresh temporary workspace the tools run in (default: an empty one)",
+    )
+    replay.add_argument(
+        "--in-place", action="store_true",
+        help="run the recorded tool calls (Bash commands, writes) in --cwd DIR itself, or in this folder: explicit, on purpose",
+    )
     replay.add_argument("lines", nargs="*", metavar="LINE", help="the user's lines (default: read from the cassette)")
     replay.set_defaults(command=cmd_replay)
 

@@ -22,6 +22,7 @@ from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by
     cassette_dir,
     cassette_name,
     cassette_record_mode,
+    cassette_workspace,
 )
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")

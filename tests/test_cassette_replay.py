@@ -248,7 +248,7 @@ def test_record_scan_replay_overlay_end_to_end(tmp_path):
     recorded = record_over_loopback(source, cassette)  # record, over a real socket
     assert scan_paths([cassette]) == []  # scan
     for engine in ENGINES:  # replay, network blocked
-        assert replay_session(cassette, engine=engine, cwd=tmp_path / engine).transcript == recorded.transcript
+        assert replay_session(cassette, engine=engine).transcript == recorded.transcript
     overlay = tmp_path / "overlay.yaml"  # overlay: a cut in the recorded Write call, then the recording
     overlay.write_text(
         "name: cut-in-recorded-write\nabout: the recorded Write call is cut; the retry writes once\n"

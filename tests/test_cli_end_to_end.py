@@ -10,10 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from planted import planted_copy
+
 from harness.scenario.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.replies import Reply
-from planted import planted_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST_529 = Reply(error="overloaded", headers={"retry-after-ms": "1"})

@@ -224,7 +224,7 @@ def test_a_crash_while_writing_leaves_the_old_file_and_no_temporary(tmp_path, mo
     def disk_full(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("harness.cassette.recorder.os.fsync", disk_full)
+    monkeypatch.setattr("harness.wire.files.os.fsync", disk_full)
     with pytest.raises(OSError, match="No space left"):
         write_atomically(cassette, "new\n" * 1000)
     assert cassette.read_text() == "old\n" and os.listdir(tmp_path) == ["demo.yaml"]

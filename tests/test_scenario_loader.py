@@ -83,7 +83,7 @@ def test_an_unreadable_path_is_a_scenario_error_not_a_crash(tmp_path):
     missing = tmp_path / "nowhere.yaml"
     with pytest.raises(ScenarioError) as caught:
         load_scenario(missing)
-    assert caught.value.problems[0].startswith(f"{missing}: cannot read:")
+    assert caught.value.problems[0].startswith(f"{missing}:1:1: cannot read it:")
 
 
 # --- unknown names ---------------------------------------------------------------------
@@ -154,7 +154,7 @@ def test_an_unknown_end_reason_lists_the_end_reasons(tmp_path):
 
 def test_a_word_where_a_number_belongs_is_reported_at_the_value(tmp_path):
     path = write(tmp_path, HEAD + "settings:\n  max_retries: five\nturns:\n  - user: hi\n")
-    assert only_problem(path) == f"{path}:4:16: `settings.max_retries` must be an integer, got 'five'"
+    assert only_problem(path) == f"{path}:4:16: `settings.max_retries` must be an integer from 0 to 1,000, got 'five'"
 
 
 def test_yes_is_not_a_name(tmp_path):
@@ -168,7 +168,7 @@ def test_yes_is_not_a_name(tmp_path):
 def test_a_cut_that_is_neither_a_number_nor_a_mapping_names_both_forms(tmp_path):
     path = write(tmp_path, HEAD + "turns:\n  - user: hi\n    replies:\n      - text: hi\n        cut: five\n")
     assert only_problem(path) == (
-        f"{path}:7:14: `turns[0].replies[0].cut` must be an integer or a cut"
+        f"{path}:7:14: `turns[0].replies[0].cut` must be an integer at least 0 or a cut"
         " (a mapping with after_event, in_event, after_bytes, in_char, how), got 'five'"
     )
 
@@ -313,7 +313,7 @@ def test_a_library_scenario_loads_without_problems(path):
 # checked by a small validator of exactly the keywords the exporter uses.
 
 KEYWORDS = {"$schema", "title", "description", "type", "properties", "additionalProperties", "required",
-            "items", "minItems", "enum", "anyOf"}
+            "items", "minItems", "enum", "anyOf", "minimum", "maximum", "maxItems"}
 TYPES = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
@@ -330,6 +330,8 @@ def schema_errors(schema: dict[str, Any], value: Any, where: str = "$") -> list[
         return [f"{where}: not {schema['type']}"]
     if "enum" in schema and value not in schema["enum"]:
         return [f"{where}: not one of the enum"]
+    if "minimum" in schema and value < schema["minimum"] or "maximum" in schema and value > schema["maximum"]:
+        return [f"{where}: out of range"]
     if "anyOf" in schema and all(schema_errors(option, value, where) for option in schema["anyOf"]):
         return [f"{where}: matches no option"]
     errors = []
@@ -347,6 +349,8 @@ def schema_errors(schema: dict[str, Any], value: Any, where: str = "$") -> list[
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
             errors.append(f"{where}: too few items")
+        if len(value) > schema.get("maxItems", len(value)):
+            errors.append(f"{where}: too many items")
         for index, item in enumerate(value):
             errors += schema_errors(schema.get("items", {}), item, f"{where}[{index}]")
     return errors

@@ -15,7 +15,12 @@ import pytest
 import yaml
 
 from harness.cassette.scan import scan_paths, scan_text
-from harness.cassette.scrub import redact_text, scrub_body, scrub_headers, scrub_response
+from harness.cassette.scrub import (
+    redact_text,
+    scrub_body,
+    scrub_headers,
+    scrub_response,
+)
 from harness.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,6 +13,8 @@ from typing import Any, Callable
 
 from .settings import OUTPUT_LIMIT, SHELL_TIME, SHELL_TIME_MAX
 
+SHELL_TAG = "CAREFUL_AGENT_SHELL"
+
 # -- tools ---------------------------------------------------------------------------
 
 class ToolProblem(Exception):
@@ -146,13 +148,15 @@ class Workbench:
         limit = float(args.get("timeout_s", SHELL_TIME))
         if not 0 < limit <= SHELL_TIME_MAX:
             raise ToolProblem(f"timeout_s must be above 0 and at most {SHELL_TIME_MAX:g}")
+        tag = f"{os.getpid()}.{time.monotonic_ns()}"  # every process the command starts inherits it
         proc = subprocess.Popen(["bash", "-c", args["cmd"]], cwd=self.root, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, SHELL_TAG: tag})
         self._live.add(proc)
         try:
             output, finished = _collect(proc, time.monotonic() + limit)
         finally:  # timeout, Ctrl+C or done: nothing the command started survives it
-            _kill_group(proc)
+            _kill_group(proc, tag)
             self._live.discard(proc)
             proc.stdout.close()
         text = output.decode("utf-8", errors="replace").rstrip("\n")
@@ -182,9 +186,28 @@ def _collect(proc: subprocess.Popen[bytes], deadline: float, keep: int = 4_000_0
     return bytes(data), proc.poll() is not None
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: subprocess.Popen[bytes], tag: str) -> None:
+    """Kill the command's process group, then anything still carrying its tag: a child
+    that moved to a session of its own (setsid) keeps the environment it was given."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    wanted = f"{SHELL_TAG}={tag}".encode()
+    for _ in range(20):
+        tagged = [int(p.name) for p in Path("/proc").glob("[0-9]*") if _has_tag(p, wanted)]
+        for pid in tagged:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if not tagged:
+            break
     proc.wait()
+
+
+def _has_tag(proc_dir: Path, wanted: bytes) -> bool:
+    try:
+        if (proc_dir / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            return False  # already dead, waiting to be reaped
+        return wanted in (proc_dir / "environ").read_bytes().split(b"\0")
+    except (OSError, IndexError):
+        return False

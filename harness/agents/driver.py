@@ -15,13 +15,22 @@ from collections.abc import Iterator
 from typing import Any, Callable
 
 from harness.agents.context import AgentContext
+from harness.agents.loading import AgentSpecError
 
 
 def build_agent(factory: Callable[..., Any], ctx: AgentContext) -> Any:
-    """The agent ``factory`` makes for this run."""
-    if _takes_three(factory):  # the earlier form was handed a client with the SDK's retries off
-        return factory(ctx.client.with_options(max_retries=0), ctx.clock, ctx.workspace)
-    return factory(ctx)
+    """The agent ``factory`` makes for this run; AgentSpecError if the factory fails
+    (its error is the agent's, said as such)."""
+    try:
+        if _takes_three(factory):  # the earlier form was handed a client with the SDK's retries off
+            return factory(ctx.client.with_options(max_retries=0), ctx.clock, ctx.workspace)
+        return factory(ctx)
+    except Exception as error:  # noqa: BLE001 -- the factory is the user's code
+        name = getattr(factory, "__qualname__", repr(factory))
+        raise AgentSpecError(
+            f"the agent factory {name} failed: {type(error).__name__}: {error} "
+            "(a factory takes one AgentContext and returns an object with run_turn(text))"
+        ) from error
 
 
 class TurnDriver:

@@ -1,7 +1,7 @@
 """The cassette commands of ``harness`` (the arguments are parsed in ``harness.cli``):
 
     harness record --cassette FILE [--agent MODULE:FACTORY] [--base-url URL] [--model M] [--record-mode MODE] [--cwd DIR] -- LINE…
-    harness replay CASSETTE [--agent MODULE:FACTORY] [--engine harness|vcr] [--match-on body|order] [--cwd DIR] [-- LINE…]
+    harness replay CASSETTE [--agent MODULE:FACTORY] [--engine harness|vcr] [--match-on body|order] [--cwd DIR [--in-place]] [-- LINE…]
     harness scan [PATHS…]            exit 1 on anything that looks like a secret (default: cassettes/):
                                      file:line: kind: a masked excerpt, never the secret
     harness proxy --upstream URL --record FILE [--port N] [--record-mode MODE]
@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from harness.agents.loading import AgentSpecError, load_factory
+from harness.wire.files import file_identity
 
 EXIT_INTERRUPTED = 130
 
@@ -25,6 +27,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from harness.cassette.recorder import SecretsFound
     from harness.cassette.redaction.redact import RedactionError
 
+    before = file_identity(Path(args.cassette))
     try:
         factory = load_factory(args.agent) if args.agent else None
         settings = None if factory else settings_from_environment()[0]  # MINI_AGENT_*, as mini_agent reads them
@@ -39,7 +42,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         print(f"harness record: {args.cassette}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\nharness record: interrupted; {args.cassette} was not written", file=sys.stderr)
+        print(f"\nharness record: interrupted; {_what_was_written(Path(args.cassette), before)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     verb = "wrote" if result.written else "did not change"
     print(f"\n{verb} {result.path}: {result.interactions} interaction(s), record mode {result.record_mode}")
@@ -65,7 +68,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             settings = settings_from_cassette(request_bodies(load_cassette(args.cassette)), base)
         result = replay_session(
             args.cassette, args.lines or None, engine=args.engine, match_on=args.match_on, cwd=args.cwd,
-            factory=factory, settings=settings, write=_live,
+            in_place=args.in_place, factory=factory, settings=settings, write=_live,
         )
     except (ReplayMismatch, NetworkBlocked) as error:
         print(f"\nharness replay: {error}", file=sys.stderr)
@@ -117,11 +120,29 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
     settings = configured()  # a rules file that cannot be read: exit 2 (harness.cli)
     files = files_under(args.paths)
-    findings = [finding for path in files for finding in scan_file(path, settings=settings)]
+    findings, unread = [], []
+    for path in files:
+        try:
+            findings += scan_file(path, settings=settings)
+        except OSError as error:
+            unread.append(f"harness scan: {path}: cannot scan it: {error}")
     for finding in findings:
         print(finding)
-    print(f"{len(files)} file(s) scanned, {len(findings) or 'no'} possible secret(s)")
-    return 1 if findings else 0
+    for line in unread:
+        print(line, file=sys.stderr)
+    print(f"{len(files) - len(unread)} file(s) scanned, {len(findings) or 'no'} possible secret(s)"
+          + (f", {len(unread)} not readable" if unread else ""))
+    return 1 if findings else 2 if unread else 0
+
+
+def _what_was_written(path: Path, before: tuple[int, int, int] | None) -> str:
+    """Exactly what Ctrl+C left: the cassette written whole, the old one, or none."""
+    after = file_identity(path)
+    if after is not None and after != before:
+        return f"{path} was written (the recording had ended; the file is whole)"
+    if after is not None:
+        return f"{path} was not written; the old cassette is unchanged"
+    return f"{path} was not written"
 
 
 def _live(text: str) -> None:

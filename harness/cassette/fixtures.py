@@ -17,7 +17,8 @@
   keyword arguments. Keys: ``record_mode``, ``match_on`` (body | order), ``engine``
   (harness | vcr), ``cwd`` (written as ``<cwd>`` in request bodies), ``block_network``.
 - ``cassette`` is the ``CassetteSession``; ``cassette_client`` / ``async_cassette_client``
-  are SDK clients bound to it. A request that does not match the recording fails the
+  are SDK clients bound to it; ``cassette_workspace`` is the folder for the agent's
+  tools: fresh and temporary unless ``cwd`` names one (a cassette's tool calls are code). A request that does not match the recording fails the
   test at teardown with a diff of the two bodies.
 
 ``pytest_plugin`` registers these (the plugin file holds only hooks and fixtures).
@@ -124,6 +125,13 @@ def cassette(
 def cassette_client(cassette: Any) -> Any:
     """An ``anthropic.Anthropic`` that replays (or records) the test's cassette."""
     return cassette.client()
+
+
+@pytest.fixture
+def cassette_workspace(cassette: Any) -> Path:
+    """Where the agent under test should run its tools: a fresh temporary folder (removed
+    afterwards) unless the ``cwd`` option names one."""
+    return cassette.workspace
 
 
 @pytest.fixture

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from harness.cassette.scrub import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS, keep_headers, scrub_body
+from harness.cassette.scrub import (
+    KEPT_REQUEST_HEADERS,
+    KEPT_RESPONSE_HEADERS,
+    keep_headers,
+    scrub_body,
+)
 
 
 def scrub_for_log(side: str, headers: Mapping[str, str], body: bytes) -> tuple[dict[str, Any], str | None]:

@@ -33,6 +33,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
+from urllib.parse import urlsplit
 
 import anthropic
 
@@ -125,6 +126,12 @@ def record_session(
     path = Path(cassette)
     if record_mode not in RECORD_MODES:
         raise ValueError(f"record mode {record_mode!r}: choose one of {', '.join(RECORD_MODES)}")
+    if path.is_dir():
+        raise RecordingFailed(f"{path} is a folder; name the cassette file to write (e.g. {path / 'session.yaml'})")
+    if base_url is not None:
+        check_base_url(base_url)
+    if not Path(cwd).is_dir():
+        raise RecordingFailed(f"--cwd {cwd}: no such folder (the agent's tools run there)")
     if record_mode == "once" and path.exists():
         raise CassetteExists(
             f"{path} exists; --record-mode all records it again, new_episodes adds to it, none replays it"
@@ -169,6 +176,21 @@ def record_session(
     return RecordResult(path, record_mode, count, replace_cwd("".join(transcript), workdir), written)
 
 
+def check_base_url(url: str) -> None:
+    """RecordingFailed unless ``url`` is an http(s) URL with a host and, if any, a port
+    from 1 to 65535."""
+    choices = "an http:// or https:// URL such as http://127.0.0.1:8123"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise RecordingFailed(f"--base-url {url!r}: not a usable URL ({error}); give {choices}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise RecordingFailed(f"--base-url {url!r}: not a usable URL; give {choices}")
+    if port == 0:
+        raise RecordingFailed(f"--base-url {url!r}: the port must be from 1 to 65535")
+
+
 def _mini_agent(settings: Any, model: str | None) -> AgentFactory:
     from harness.agents.mini_agent import Settings, mini_agent_factory, settings_for
 
@@ -198,6 +220,7 @@ def record_over_loopback(
     from harness.scenario.loader import load_scenario
     from harness.scenario.responder import DEFAULT_MODEL, Responder
     from harness.scenario.runner import default_factory
+    from harness.scenario.sandbox import write_workspace
     from harness.serve.server import FaultServer
 
     scenario = load_scenario(scenario_path)
@@ -211,9 +234,7 @@ def record_over_loopback(
             raise RecordingFailed(f"{scenario_path}: the loopback server saw problems: " + "; ".join(problems))
 
     with tempfile.TemporaryDirectory(prefix="harness-record-") as tmp, FaultServer(responder, time_scale=0) as server:
-        for name, content in scenario.workspace.items():
-            (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
-            (Path(tmp) / name).write_text(content, encoding="utf-8")
+        write_workspace(Path(tmp), scenario.workspace)
         result = record_session(
             cassette, [turn.user for turn in scenario.turns], base_url=server.url, api_key=LOOPBACK_API_KEY,
             record_mode=record_mode, cwd=tmp, factory=default_factory(scenario), scenario_settings=scenario.settings, write=write, clock=clock,

@@ -3,11 +3,12 @@ pytest-recording-compatible replay path.
 
 ``make_vcr(record_mode, match_on, cwd, scrubber)`` is a ``vcr.VCR`` that scrubs every
 request and response before it is kept (``harness.cassette.scrub``), matches bodies with
-placeholder tags ignored (``harness.cassette.matching.same_body``), never saves after an exception, and saves
-through ``AtomicPersister``: serialise, scan for secrets with the same rules, write a
-temporary file in the cassette's folder, fsync, ``os.replace``. A crash or Ctrl+C leaves
-the previous cassette (or no file), never a truncated one; a cassette the scanner flags
-is not written at all.
+placeholder tags ignored (``harness.cassette.matching.same_body``), never saves after an
+exception, and saves through ``AtomicPersister``: serialise, scan for secrets with the
+same rules, then ``harness.wire.files.write_atomically`` (a temporary file in the
+cassette's folder, fsync, ``os.replace``; stale temporaries of killed writers swept
+first). A crash or Ctrl+C leaves the previous cassette (or no file), never a truncated
+one; a cassette the scanner flags is not written at all.
 
 Errors::
 
@@ -19,8 +20,6 @@ Errors::
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,9 @@ from harness.cassette.matching import same_body
 from harness.cassette.redaction.config import configured
 from harness.cassette.scan import Finding, scan_text
 from harness.cassette.scrub import Scrubber
+from harness.wire.files import write_atomically
+
+__all__ = ["MATCHING", "RECORD_MODES", "AtomicPersister", "SecretsFound", "make_vcr", "write_atomically"]
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 MATCHING = {"body": ("method", "path", "harness_body"), "order": ("method", "path")}
@@ -41,37 +43,6 @@ class SecretsFound(ValueError):
         lines = "\n".join(f"  {f}" for f in findings[:20])
         more = f"\n  … and {len(findings) - 20} more" if len(findings) > 20 else ""
         super().__init__(f"not written: the cassette still looks like it holds secrets:\n{lines}{more}")
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new one, whole."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            if hasattr(os, "fchmod"):  # the mode the old file had, else the usual one
-                os.fchmod(fd, path.stat().st_mode & 0o777 if path.exists() else 0o644)
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class AtomicPersister:

@@ -1,7 +1,7 @@
 """Replaying a recorded mini_agent session offline: the cassette answers, the network is
 blocked, time is virtual, and the transcript comes out as it did when recording.
 
-    replay_session(cassette, engine="harness" | "vcr", match_on="body" | "order")
+    replay_session(cassette, engine="harness" | "vcr", match_on="body" | "order", cwd=DIR, in_place=False)
 
 ``harness`` serves the cassette through ``CassetteTransport`` (indexed, linear in the
 session's length); ``vcr`` plays it through vcrpy in record mode ``none``, the path a
@@ -13,6 +13,8 @@ are read from the recorded requests unless given.
 from __future__ import annotations
 
 import json
+import tempfile
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -35,6 +37,7 @@ from harness.cassette.recorder import make_vcr
 from harness.cassette.scrub import replace_cwd
 from harness.cassette.session import ENGINES, REPLAY_API_KEY
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
+from harness.scenario.sandbox import copy_into
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import VirtualClock
 
@@ -83,7 +86,8 @@ def replay_session(
     *,
     engine: str = "harness",
     match_on: str = "body",
-    cwd: str | Path = ".",
+    cwd: str | Path | None = None,
+    in_place: bool = False,
     factory: AgentFactory | None = None,
     settings: Any = None,
     write: Callable[[str], object] | None = None,
@@ -91,13 +95,30 @@ def replay_session(
     """Drive the agent from ``cassette`` with the network blocked, on virtual time.
     ``factory`` builds it (default: mini_agent with ``settings``, else with the settings
     the recorded requests show). Raises ReplayMismatch (the first request that differs
-    from the recording, with a diff) or NetworkBlocked."""
+    from the recording, with a diff) or NetworkBlocked.
+
+    A cassette is code: the tool calls in its replies run. They run in a fresh temporary
+    workspace, removed afterwards, holding a copy of ``cwd``'s files (or nothing);
+    ``in_place=True`` runs them in ``cwd`` itself (default: the current folder)."""
     if engine not in ENGINES:
         raise ValueError(f"engine {engine!r}: choose one of {', '.join(ENGINES)}")
     path = Path(cassette)
     interactions = load_cassette(path)
     lines = list(lines) if lines else lines_from_cassette(interactions)
-    workdir = Path(cwd).resolve()
+    with ExitStack() as stack:
+        if in_place:
+            workdir = Path(cwd if cwd is not None else ".").resolve()
+        else:
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="harness-replay-"))).resolve()
+            if cwd is not None:
+                copy_into(Path(cwd), workdir)
+        return _replay(path, interactions, lines, engine, match_on, workdir, factory, settings, write)
+
+
+def _replay(
+    path: Path, interactions: Sequence[Mapping[str, Any]], lines: list[str], engine: str, match_on: str,
+    workdir: Path, factory: AgentFactory | None, settings: Any, write: Callable[[str], object] | None,
+) -> ReplayResult:
     clock = VirtualClock()
     transcript: list[str] = []
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import math
 import re
 import zlib
@@ -42,11 +41,20 @@ from typing import Any
 from harness.cassette.redaction import decode, views
 from harness.cassette.redaction.checks import is_placeholder, shannon
 from harness.cassette.redaction.config import Settings
-from harness.cassette.redaction.find import DEFAULT_RULES, Hit, RuleSet, find_secrets, pair_secrets
+from harness.cassette.redaction.find import (
+    DEFAULT_RULES,
+    Hit,
+    RuleSet,
+    find_secrets,
+    pair_secrets,
+)
 from harness.cassette.redaction.yaml_scalars import Scalar, scalars
+from harness.wire.cassette_file import inflate
+from harness.wire.files import read_regular
 
 __all__ = ["Finding", "files_under", "is_placeholder", "scan_bytes", "scan_file", "scan_paths", "scan_text"]
 
+MAX_SCAN_BYTES = 1024 * 1024 * 1024
 QUIET_KEYS = frozenset({
     "signature", "data", "encrypted_content", "encrypted_index", "id", "tool_use_id", "request_id",
     "message_id", "previous_message_id", "request-id", "anthropic-organization-id",
@@ -120,8 +128,9 @@ def scan_bytes(data: bytes, name: str = "<bytes>", **options: Any) -> list[Findi
 
 
 def scan_file(path: Path, **options: Any) -> list[Finding]:
-    """The findings in one file (``options`` as for ``scan_text``)."""
-    return scan_bytes(Path(path).read_bytes(), str(path), **options)
+    """The findings in one file (``options`` as for ``scan_text``). A path that is not a
+    regular file raises NotReadable (an OSError), as does one over MAX_SCAN_BYTES."""
+    return scan_bytes(read_regular(Path(path), max_bytes=MAX_SCAN_BYTES), str(path), **options)
 
 
 def files_under(paths: Iterable[str | Path]) -> list[Path]:
@@ -257,9 +266,9 @@ def _looks_random(run: str) -> bool:
 def _inflate(data: bytes) -> bytes:
     try:
         if data[:2] == b"\x1f\x8b":
-            return gzip.decompress(data)
+            return inflate(data, gzip=True)
         if data[:1] == b"\x78":
-            return zlib.decompress(data)
+            return inflate(data, gzip=False)
     except (OSError, EOFError, zlib.error):
         pass
     return data

@@ -12,10 +12,15 @@ harness's indexed transport (``engine="harness"``, the default) or through vcrpy
 atomic save; the client then talks to the real API (``ANTHROPIC_API_KEY``,
 ``ANTHROPIC_BASE_URL``). A body the scrubber cannot redact safely is answered with a
 400, is one of the ``problems``, and the cassette is not written.
+
+A cassette is code: the tool calls in its replies run when an agent reads them. So that
+they run nowhere that matters, ``session.workspace`` is a fresh temporary folder
+(removed on exit) unless ``cwd`` names one on purpose; run the agent's tools there.
 """
 
 from __future__ import annotations
 
+import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -66,6 +71,7 @@ class CassetteSession:
         self.match_on = match_on
         self.engine = engine
         self.cwd = cwd
+        self.workspace: Path | None = None  # where the agent's tools should run: ``cwd``, else a fresh folder
         self.blocks_network = block_network
         self.vcr_cassette: Any = None  # vcrpy's Cassette, when vcrpy is in use
         self.index: CassetteIndex | None = None
@@ -79,6 +85,9 @@ class CassetteSession:
         return self.record_mode == "none" or (self.record_mode == "once" and self.path.exists())
 
     def __enter__(self) -> CassetteSession:
+        if self.cwd is None:  # a fresh folder for the agent's tools, removed at the end
+            self.cwd = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="harness-cassette-"))).resolve()
+        self.workspace = Path(self.cwd)
         if self.replaying and not self.path.exists():
             raise CassetteMissing(
                 f"{self.path}: no such cassette; record it with --record-mode once (it needs ANTHROPIC_API_KEY)"

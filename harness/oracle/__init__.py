@@ -38,6 +38,15 @@ Thinking
 - ``messages.N.content.K: When thinking is disabled, an `assistant` message in the final
   position cannot contain `thinking`. ...`` (``check_request`` only: needs ``thinking``)
 
+Validation, reported before the rules above (``fields``, ``blocks``; pydantic's words)
+- ``model``, ``max_tokens``, ``temperature``, ``top_p``, ``top_k``: types and ranges
+  (``temperature: Input should be less than or equal to 1`` …), when present
+- ``messages.N.role: Field required``; ``messages.0: use the top-level 'system'
+  parameter …`` (a system message may follow a user turn, not open the conversation)
+- known blocks' required string fields (``messages.N.content.K.text.text: Input should
+  be a valid string``, ``….image.source: Field required``, a block without ``type``);
+  unknown block types and unknown fields pass
+
 Request (``check_request`` only)
 - ``tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`` /
   ``String should have at most 128 characters``; ``tools: Tool names must be unique.``

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.oracle import Violation, check_history, check_request
+from harness.wire.files import read_regular
 
+MAX_BYTES = 512 * 1024 * 1024
 EXPECTED = 'a JSON list of messages, a request object with "messages", or JSON Lines of either'
 _JSON_KINDS = {str: "a string", int: "a number", float: "a number", bool: "a boolean", type(None): "null"}
 
@@ -29,13 +31,13 @@ class HistoryFileError(ValueError):
 def check_history_file(path: Path) -> list[str]:
     """The violations in the conversation(s) stored at ``path``, one readable line each."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, max_bytes=MAX_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise HistoryFileError(f"{path}: cannot read the file ({error}); expected {EXPECTED}") from None
+        raise HistoryFileError(f"{path}:1:1: cannot read the file ({error}); expected {EXPECTED}") from None
     if not text.strip():
         raise HistoryFileError(f"{path}:1:1: the file is empty; expected {EXPECTED}")
     try:
-        return [str(v) for v in _check(path, 1, json.loads(text))]
+        return [str(v) for v in _check(path, 1, _loads(path, 1, text))]
     except json.JSONDecodeError as error:
         if not (error.msg == "Extra data" and _is_json(text.splitlines()[0])):
             raise _invalid_json(path, error.lineno, error.colno, error.msg) from None
@@ -44,11 +46,24 @@ def check_history_file(path: Path) -> list[str]:
         if not line.strip():
             continue
         try:
-            document = json.loads(line)
+            document = _loads(path, number, line)
         except json.JSONDecodeError as error:
             raise _invalid_json(path, number, error.colno, error.msg) from None
         lines += [f"line {number}: {v}" for v in _check(path, number, document)]
     return lines
+
+
+def _loads(path: Path, line: int, text: str) -> Any:
+    """``json.loads``, with its limits (nesting, digits in a number) as HistoryFileErrors."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise HistoryFileError(f"{path}:{line}:1: nested too deeply for JSON (about 1,000 levels at most); expected {EXPECTED}") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as error:  # an integer of more than 4,300 digits
+        reason = "a number has more than 4,300 digits" if "digits" in str(error) else str(error)
+        raise HistoryFileError(f"{path}:{line}:1: not usable JSON ({reason}); expected {EXPECTED}") from None
 
 
 def _check(path: Path, line: int, document: Any) -> list[Violation]:
@@ -64,7 +79,7 @@ def _check(path: Path, line: int, document: Any) -> list[Violation]:
 def _is_json(text: str) -> bool:
     try:
         json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return False
     return True
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.oracle import wording
+from harness.oracle.blocks import block_shape
 from harness.oracle.wording import Violation
 
 MAX_TOOL_USE_NAME = 200
@@ -54,9 +55,11 @@ def check_history(
             continue
         role = message.get("role")
         if role == "system":
+            found += [(index, v) for v in _system_blocks(index, message)]
             continue
         if role not in ("user", "assistant"):
-            found.append((index, Violation(f"messages.{index}.role", wording.ROLE)))
+            problem = wording.FIELD_REQUIRED if "role" not in message else wording.ROLE
+            found.append((index, Violation(f"messages.{index}.role", problem)))
             continue
         content = message.get("content")
         blocks = content_blocks(content)
@@ -71,8 +74,14 @@ def check_history(
             turns.append(_Turn(role, index))
         turns[-1].blocks += [(index, k, block) for k, block in enumerate(blocks)]
     found += _pairing_rules(turns)
-    found.sort(key=lambda item: item[0])
+    found.sort(key=lambda item: (not is_validation(item[1]), item[0]))
     return [violation for _, violation in found]
+
+
+def is_validation(violation: Violation) -> bool:
+    """Whether the API's schema validation says it (in pydantic's words), which comes
+    before any rule about the conversation: those are reported first."""
+    return violation.message.startswith(wording.VALIDATION_OPENINGS)
 
 
 def content_blocks(content: Any) -> list[Any] | None:
@@ -92,9 +101,13 @@ def _block_rules(
         at = f"messages.{index}.content.{k}"
         if not isinstance(block, _MAPPING):
             yield Violation(at, wording.NOT_AN_OBJECT)
-        elif block.get("type") == "tool_use":
+            continue
+        yield from block_shape(at, block)
+        if block.get("type") == "tool_use":
             tool_id, name = block.get("id"), block.get("name")
-            if not isinstance(tool_id, str) or not _TOOL_USE_ID.fullmatch(tool_id):
+            if "id" not in block:
+                yield Violation(f"{at}.tool_use.id", wording.FIELD_REQUIRED)
+            elif not isinstance(tool_id, str) or not _TOOL_USE_ID.fullmatch(tool_id):
                 yield Violation(f"{at}.tool_use.id", wording.TOOL_USE_ID_PATTERN)
             elif tool_id in tool_use_ids:
                 yield Violation(at, wording.TOOL_USE_IDS_UNIQUE)
@@ -108,6 +121,15 @@ def _block_rules(
                 yield Violation(f"{at}.tool_use.name", wording.NAME_TOO_LONG.format(limit=MAX_TOOL_USE_NAME))
         elif block.get("type") == "tool_result" and role == "assistant":
             yield Violation(f"messages.{index}", wording.TOOL_RESULT_IN_ASSISTANT)
+
+
+def _system_blocks(index: int, message: Mapping[str, Any]) -> Iterable[Violation]:
+    """A ``role: system`` message's blocks have the shape of any block; where such a
+    message may stand is not checked (see the module docstring)."""
+    content = message.get("content")
+    for k, block in enumerate(content if isinstance(content, list) else []):
+        if isinstance(block, _MAPPING):
+            yield from block_shape(f"messages.{index}.content.{k}", block)
 
 
 def _content_rules(

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from harness.oracle import wording
+from harness.oracle.fields import field_violations
 from harness.oracle.messages import check_history, content_blocks
 from harness.oracle.wording import Violation
 
@@ -23,13 +24,15 @@ def check_request(
 ) -> list[Violation]:
     """Check a whole request body; ``betas`` are its ``anthropic-beta`` values, None if unknown.
 
-    Order: message rules (earliest message first), then tools, then request-wide limits.
+    Order: the fields' types and ranges (``fields``: the API validates those first),
+    then the message rules (earliest message first), then tools, then request-wide limits.
     """
+    found = field_violations(body)
     messages = body.get("messages")
     if isinstance(messages, list):
-        found = check_history(messages, betas=betas) + _thinking_disabled(body.get("thinking"), messages)
+        found += check_history(messages, betas=betas) + _thinking_disabled(body.get("thinking"), messages)
     else:
-        found = [Violation("messages", wording.FIELD_REQUIRED if messages is None else wording.NOT_A_LIST)]
+        found.append(Violation("messages", wording.FIELD_REQUIRED if messages is None else wording.NOT_A_LIST))
     found += _tools(body.get("tools"))
     cached = _cache_control_count(body)
     if cached > MAX_CACHE_CONTROL_BLOCKS:

@@ -49,6 +49,20 @@ TOOL_NAMES_UNIQUE = "Tool names must be unique."
 CACHE_CONTROL_LIMIT = "A maximum of {limit} blocks with cache_control may be provided. Found {found}."
 INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
 
+# Field validation, in pydantic's words (the API validates the body with it, lax mode).
+VALID_STRING = "Input should be a valid string"
+VALID_INTEGER = "Input should be a valid integer"
+INTEGER_FRACTION = "Input should be a valid integer, got a number with a fractional part"
+INTEGER_PARSING = "Input should be a valid integer, unable to parse string as an integer"
+VALID_NUMBER = "Input should be a valid number"
+NUMBER_PARSING = "Input should be a valid number, unable to parse string as a number"
+FINITE_NUMBER = "Input should be a finite number"
+GREATER_EQUAL = "Input should be greater than or equal to {limit:g}"
+LESS_EQUAL = "Input should be less than or equal to {limit:g}"
+MUST_BE_AT_LEAST = "must be greater than or equal to {limit}"  # max_tokens, in the live API's words
+NO_DISCRIMINATOR = "Unable to extract tag using discriminator 'type'"
+VALIDATION_OPENINGS = ("Input should", "Field required", "String should", "Unable to extract")
+
 
 @dataclass(frozen=True)
 class Violation:

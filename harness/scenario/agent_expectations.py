@@ -11,6 +11,7 @@ from typing import Any
 
 from harness.scenario.golden import compare_transcript
 from harness.scenario.outcome import Outcome, TurnRecord
+from harness.scenario.sandbox import PathEscape, project_path
 
 EVENT_KEYS = ("notices", "no_notices", "text")
 AGENT_ONLY_ENDS = frozenset({"internal_error", "empty", "max_steps"})  # ends the wire cannot show
@@ -37,8 +38,12 @@ def agent_problems(outcome: Outcome, turn: TurnRecord, expect: dict[str, Any]) -
 
 
 def transcript_problems(outcome: Outcome, name: str) -> list[str]:
-    """The REPL output against its golden file, beside the scenario."""
-    return compare_transcript(outcome.scenario.path.parent / name, outcome.transcript)
+    """The REPL output against its golden file, beside the scenario (inside its project)."""
+    try:
+        path = project_path(outcome.scenario.path, name)
+    except PathEscape as error:
+        return [f"expect.transcript: {error}"]
+    return compare_transcript(path, outcome.transcript)
 
 
 def _turn_sleeps(outcome: Outcome, turn: TurnRecord) -> list[float]:

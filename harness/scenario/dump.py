@@ -8,8 +8,6 @@ scenario equal to ``s`` but for where things stand in the file
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import yaml
 
 from harness.scenario.model import Scenario, Turn
+from harness.wire.files import write_atomically
 from harness.wire.replies import Cut, ErrorEvent, Reply, Stall
 
 _DEFAULT_ERROR_EVENT = ErrorEvent(0)
@@ -72,23 +71,8 @@ def dump_scenario(scenario: Scenario) -> str:
 def write_scenario(scenario: Scenario, path: str | Path) -> Path:
     """Write ``scenario`` to ``path`` atomically (parent folders are created)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
-            file.write(dump_scenario(scenario))
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a scenario is not
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, dump_scenario(scenario))
     return path
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def turn_mapping(turn: Turn) -> dict[str, Any]:

@@ -5,12 +5,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.scenario.format_pattern import Pattern
 from harness.scenario.format_spec import Choice, Either, ListOf, MapOf, Obj, Scalar
 from harness.wire.api_errors import API_ERRORS, STREAM_ERROR_TYPES
 from harness.wire.replies import CONNECTION_FAULTS
 
 STRING, INTEGER, NUMBER, BOOLEAN, ANY = (Scalar(k) for k in ("string", "integer", "number", "boolean", "any"))
-EVENT_NUMBER = Scalar("integer", "an event number, counted from 1 (message_start is event 1)")
+EVENT_NUMBER = Scalar("integer", "an event number, counted from 1 (message_start is event 1)", minimum=1)
+AFTER_EVENT = Scalar("integer", "after this many events, counted from 1 (0: before message_start)", minimum=0)
+COUNT = Scalar("integer", minimum=0)
+POSITIVE = Scalar("integer", minimum=1)
+SECONDS = Scalar("number", "seconds", minimum=0)
+MAX_PINGS = 10_000
+MAX_RETRIES = 1_000
+MAX_TURNS = 500  # the conversation grows each turn: checking it is quadratic in its length
+MAX_REPLIES = 1_000
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded")
 END_REASONS = (*STOP_REASONS, "error", "interrupted", "internal_error", "context_window", "max_steps", "empty", "none")
 MESSAGE_FIELDS = ("text", "tool_use", "thinking", "content", "stop_reason", "stop_sequence", "usage")
@@ -36,12 +45,12 @@ TOOL_USE = Obj(
 THINKING = Either((STRING, Obj({"thinking": STRING, "signature": STRING}, required=("thinking",), what="thinking block")))
 CUT = Either(
     (
-        EVENT_NUMBER,
+        AFTER_EVENT,
         Obj(
             {
-                "after_event": EVENT_NUMBER,
+                "after_event": AFTER_EVENT,
                 "in_event": EVENT_NUMBER,
-                "after_bytes": INTEGER,
+                "after_bytes": COUNT,
                 "in_char": EVENT_NUMBER,
                 "how": Choice(("fin", "rst"), "fin: the server closes; rst: the connection is reset"),
             },
@@ -54,12 +63,12 @@ CUT = Either(
 )
 ERROR_EVENT = Either(
     (
-        EVENT_NUMBER,
-        Obj({"after_event": EVENT_NUMBER, "type": Choice(STREAM_ERROR_TYPES), "message": STRING}, required=("after_event",), what="error_event"),
+        AFTER_EVENT,
+        Obj({"after_event": AFTER_EVENT, "type": Choice(STREAM_ERROR_TYPES), "message": STRING}, required=("after_event",), what="error_event"),
     ),
     "An `event: error` inside the 200 stream.",
 )
-STALL = Either((EVENT_NUMBER, Obj({"after_event": EVENT_NUMBER, "seconds": NUMBER}, required=("after_event",), what="stall")))
+STALL = Either((AFTER_EVENT, Obj({"after_event": AFTER_EVENT, "seconds": SECONDS}, required=("after_event",), what="stall")))
 REPLY_FIELDS = {
     "text": STRING,
     "tool_use": Either((TOOL_USE, ListOf(TOOL_USE))),
@@ -67,25 +76,28 @@ REPLY_FIELDS = {
     "content": ListOf(MapOf(ANY), description="raw content blocks"),
     "stop_reason": Scalar("string", f"usually one of: {', '.join(STOP_REASONS)}"),
     "stop_sequence": STRING,
-    "usage": MapOf(INTEGER),
+    "usage": MapOf(COUNT),
     "events": ListOf(MapOf(ANY), description="raw stream events: the escape hatch"),
-    "recorded": Scalar("integer", "interaction N (from 1) of the scenario's cassette, as recorded; faults overlay it"),
-    "error": Either((Choice(tuple(API_ERRORS)), INTEGER), "an API error by name, or any HTTP status"),
+    "recorded": Scalar("integer", "interaction N (from 1) of the scenario's cassette, as recorded; faults overlay it", minimum=1),
+    "error": Either(
+        (Choice(tuple(API_ERRORS)), Scalar("integer", "an HTTP status", minimum=100, maximum=599)),
+        "an API error by name, or any HTTP status",
+    ),
     "message": Scalar("string", "the error's message, instead of the API's usual one"),
     "body": Scalar("string", "a raw error body (an HTML 502 page)"),
     "connection": Choice(CONNECTION_FAULTS, "the connection fails before any response"),
     "headers": MapOf(STRING),
     "cut": CUT,
     "error_event": ERROR_EVENT,
-    "end_early": Scalar("integer", "the stream ends cleanly after event k, before message_stop"),
-    "bad_data": Scalar("integer", "after event k, a `data:` line that is not JSON"),
+    "end_early": Scalar("integer", "the stream ends cleanly after event k, before message_stop", minimum=0),
+    "bad_data": Scalar("integer", "after event k, a `data:` line that is not JSON", minimum=0),
     "stall": STALL,
-    "drip": Obj({"chunk": INTEGER, "delay": NUMBER}, what="drip"),
-    "pings": INTEGER,
-    "insert": ListOf(Obj({"after_event": INTEGER, "event": MapOf(ANY)}, required=("after_event", "event"), what="insert")),
+    "drip": Obj({"chunk": Scalar("integer", "bytes a chunk", minimum=1), "delay": SECONDS}, what="drip"),
+    "pings": Scalar("integer", "ping events spread through the stream", minimum=0, maximum=MAX_PINGS),
+    "insert": ListOf(Obj({"after_event": AFTER_EVENT, "event": MapOf(ANY)}, required=("after_event", "event"), what="insert")),
     "duplicate": EVENT_NUMBER,
     "swap": EVENT_NUMBER,
-    "interrupt": Scalar("integer", "Ctrl+C while streaming, after event k"),
+    "interrupt": Scalar("integer", "Ctrl+C while streaming, after event k (0: right after the headers)", minimum=0),
 }
 UNSTREAMED = Obj(
     {k: v for k, v in REPLY_FIELDS.items() if k != "recorded"},
@@ -94,16 +106,16 @@ UNSTREAMED = Obj(
     description="what a request without `stream` gets instead (for faults a JSON body cannot carry)",
 )
 REPLY = Obj({**REPLY_FIELDS, "unstreamed": UNSTREAMED}, rules=(_one_kind,), what="reply")
-NOTICE_PATTERN = Scalar("string", "a substring, or /a regex/")
+NOTICE_PATTERN = Pattern()
 _TURN_CHECKS = {
-    "requests": Scalar("integer", "requests the agent made in this turn"),
-    "sleeps": ListOf(Either((NUMBER, ListOf(NUMBER, min_items=2))), description="waits asked of the clock: exact seconds, or [min, max]"),
+    "requests": Scalar("integer", "requests the agent made in this turn", minimum=0),
+    "sleeps": ListOf(Either((SECONDS, ListOf(SECONDS, min_items=2))), description="waits asked of the clock: exact seconds, or [min, max]"),
     "notices": ListOf(NOTICE_PATTERN, description="agent notices, each after the one before (needs agent events)"),
     "no_notices": BOOLEAN,
     "end": Choice(END_REASONS),
     "tools": ListOf(STRING, description="the tool calls the agent answered, by standard name, in order"),
-    "tool_results": ListOf(Obj({"error": BOOLEAN, "contains": STRING}, what="tool result expectation")),
-    "text": Scalar("string", "the model text shown in this turn contains this (or matches /regex/)"),
+    "tool_results": ListOf(Obj({"error": BOOLEAN, "contains": Pattern()}, what="tool result expectation")),
+    "text": Pattern("the model text shown in this turn contains this (or matches /regex/)"),
 }
 TURN_EXPECT = Obj(
     {**_TURN_CHECKS, "mini_agent": Obj(_TURN_CHECKS, what="mini_agent expectations", description="checked for mini_agent only")},
@@ -111,7 +123,7 @@ TURN_EXPECT = Obj(
 )
 INTERRUPT = Obj(
     {
-        "at_event": Scalar("integer", "the turn's k-th event, counted from 1"),
+        "at_event": Scalar("integer", "the turn's k-th event, counted from 1", minimum=1),
         "tool": Scalar("string", "when the named tool is called"),
         "close": Scalar("boolean", "close the turn's generator instead of pressing Ctrl+C"),
     },
@@ -119,26 +131,26 @@ INTERRUPT = Obj(
     what="interrupt",
 )
 TURN = Obj(
-    {"user": STRING, "replies": ListOf(REPLY), "interrupt": INTERRUPT, "expect": TURN_EXPECT},
+    {"user": STRING, "replies": ListOf(REPLY, max_items=MAX_REPLIES), "interrupt": INTERRUPT, "expect": TURN_EXPECT},
     required=("user",),
     what="turn",
 )
-FILE_EXPECT = Either((STRING, Obj({"contains": STRING, "absent": BOOLEAN}, what="file expectation")))
+FILE_EXPECT = Either((STRING, Obj({"contains": Pattern(), "absent": BOOLEAN}, what="file expectation")))
 SETTINGS = Obj(
     {
         "model": STRING,
-        "max_tokens": INTEGER,
-        "max_retries": INTEGER,
-        "retry_budget": NUMBER,
-        "max_tool_output": INTEGER,
-        "max_steps": INTEGER,
+        "max_tokens": POSITIVE,
+        "max_retries": Scalar("integer", "retries of one request", minimum=0, maximum=MAX_RETRIES),
+        "retry_budget": SECONDS,
+        "max_tool_output": POSITIVE,
+        "max_steps": POSITIVE,
         "fallbacks": BOOLEAN,
         "system": STRING,
         "fallback_model": Scalar("string", "the model to switch to after `fallback_after` 529s in a row"),
-        "fallback_after": INTEGER,
-        "api_timeout": NUMBER,
+        "fallback_after": POSITIVE,
+        "api_timeout": Scalar("number", "seconds a request may take", minimum=0.001),
         "stop_failure_hook": Scalar("string", "a shell command run (JSON on stdin) when a turn ends on an API error"),
-        "hook_timeout": NUMBER,
+        "hook_timeout": Scalar("number", "seconds the hook may take", minimum=0.001),
     },
     what="settings",
 )
@@ -148,12 +160,12 @@ SCENARIO = Obj(
         "about": Scalar("string", "why this scenario exists"),
         "settings": SETTINGS,
         "workspace": MapOf(STRING, description="files created in a fresh temporary directory, the tools' cwd"),
-        "turns": ListOf(TURN, min_items=1),
+        "turns": ListOf(TURN, min_items=1, max_items=MAX_TURNS),
         "expect": Obj(
             {
                 "files": MapOf(FILE_EXPECT),
                 "transcript": Scalar("string", "a golden transcript file, relative to the scenario"),
-                "requests": INTEGER,
+                "requests": Scalar("integer", minimum=0),
             },
             what="expect",
         ),

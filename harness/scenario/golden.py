@@ -9,17 +9,22 @@ import difflib
 import os
 from pathlib import Path
 
+from harness.wire.files import write_atomically
+
 UPDATE_VARIABLE = "HARNESS_UPDATE_GOLDEN"
 
 
 def compare_transcript(path: Path, actual: str) -> list[str]:
     """Problems when ``actual`` differs from the golden file (which is written when updating)."""
-    if os.environ.get(UPDATE_VARIABLE) == "1":
-        path.write_text(actual, encoding="utf-8")
-        return []
-    if not path.exists():
-        return [f"expect.transcript: {path} does not exist (run with {UPDATE_VARIABLE}=1 to write it)"]
-    expected = path.read_text(encoding="utf-8")
+    try:
+        if os.environ.get(UPDATE_VARIABLE) == "1":
+            write_atomically(path, actual)
+            return []
+        if not path.exists():
+            return [f"expect.transcript: {path} does not exist (run with {UPDATE_VARIABLE}=1 to write it)"]
+        expected = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return [f"expect.transcript: {path}: cannot use it: {error}"]
     if expected == actual:
         return []
     diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), str(path), "this run", lineterm="")

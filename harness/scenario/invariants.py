@@ -36,7 +36,12 @@ from harness.scenario.conversation import relation, resends
 from harness.scenario.outcome import Outcome, TurnRecord
 from harness.scenario.recorded import RecordedRequest
 from harness.scenario.served import failed, fatal, rejected_as_invalid
-from harness.scenario.wire_view import kept_partial_text, retry_waits, tools_run_on_broken_input, wire_end
+from harness.scenario.wire_view import (
+    kept_partial_text,
+    retry_waits,
+    tools_run_on_broken_input,
+    wire_end,
+)
 from harness.wire.clock import EPOCH_ORIGIN
 
 MINI_AGENT = "mini_agent"

@@ -17,6 +17,8 @@ def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
             found += sorted(p for p in path.rglob("*") if p.suffix in SCENARIO_SUFFIXES and p.is_file())
         elif path.is_file():
             found.append(path)
+        elif path.exists():
+            raise FileNotFoundError(f"{path}: not a regular file (a FIFO, a socket or a device); a scenario is a YAML file")
         else:
             raise FileNotFoundError(f"{path}: no such file or folder")
     return found

@@ -23,6 +23,7 @@ from typing import Any
 from harness.scenario.format import MESSAGE_FIELDS, SCENARIO
 from harness.scenario.model import Interrupt, Scenario, ScenarioError, Turn
 from harness.scenario.overlay import recorded_replies
+from harness.scenario.sandbox import path_problems
 from harness.scenario.yaml_positions import YamlError, load_located
 from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Reply, Stall
 
@@ -35,6 +36,8 @@ def load_scenario(path: str | Path) -> Scenario:
     except YamlError as error:
         raise ScenarioError([str(error)]) from None
     problems = SCENARIO.check(document, (1, 1), "")
+    if not problems:
+        problems = path_problems(path, document)
     base: dict[int, Reply] = {}
     if not problems:
         base, problems = recorded_replies(path, document)

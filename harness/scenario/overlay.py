@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from harness.scenario.format_spec import Problem
+from harness.scenario.sandbox import PathEscape, project_path
 from harness.wire.cassette_file import CassetteError, load_cassette, response_body_bytes
 from harness.wire.replies import Reply
 from harness.wire.sse_parse import decode_events
@@ -43,8 +44,8 @@ def recorded_replies(path: Path, document: Mapping[str, Any]) -> tuple[dict[int,
         return {}, [Problem(line, col, "`recorded` replies need a top-level `cassette:` file")]
     line, col = document.value_pos["cassette"]
     try:
-        interactions = load_cassette(path.parent / document["cassette"])
-    except CassetteError as error:
+        interactions = load_cassette(project_path(path, document["cassette"]))
+    except (CassetteError, PathEscape) as error:
         return {}, [Problem(line, col, f"cannot use the cassette: {error}")]
     replies: dict[int, Reply] = {}
     problems = []

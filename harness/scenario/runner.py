@@ -18,12 +18,14 @@ from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.scenario.clients import TEST_API_KEY, scenario_clients
 from harness.scenario.expectations import check_expectations
 from harness.scenario.invariants import MINI_AGENT, check_invariants
-from harness.scenario.model import Scenario, Turn
+from harness.scenario.model import Scenario, ScenarioError, Turn
 from harness.scenario.outcome import Outcome, TurnRecord
 from harness.scenario.responder import DEFAULT_MODEL, Responder
+from harness.scenario.sandbox import PathEscape, write_workspace
 from harness.scenario.tool_map import ToolMap
 from harness.scenario.transport import AsyncScenarioTransport, ScenarioTransport
 from harness.wire.clock import VirtualClock
+from harness.wire.files import read_regular
 from harness.wire.replies import Reply
 
 PROBE_LINE = "Are you still there?"
@@ -59,9 +61,10 @@ def run_scenario(
     driver = TurnDriver()
     with tempfile.TemporaryDirectory(prefix="harness-") as tmp, ExitStack() as servers:
         workspace = Path(tmp).resolve()
-        for name, content in scenario.workspace.items():
-            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
-            (workspace / name).write_text(content, encoding="utf-8")
+        try:
+            write_workspace(workspace, scenario.workspace)
+        except (PathEscape, OSError) as error:
+            raise ScenarioError([f"{scenario.path}: workspace: {error}"]) from None
         client, async_client = scenario_clients(transport)
         ctx = AgentContext(
             client, async_client, workspace, clock, TEST_API_KEY, scenario.settings,
@@ -184,17 +187,19 @@ def _hits(interrupt: Any, count: int, event: Any) -> bool:
 
 
 def _snapshot(workspace: Path) -> dict[str, str | None]:
-    """Every file in the workspace as text (None when it is binary or huge)."""
+    """Every file in the workspace as text (None when it is binary, huge, a link or not a
+    regular file: nothing outside the workspace is read, nothing waits on a FIFO)."""
     files: dict[str, str | None] = {}
     for path in sorted(workspace.rglob("*")):
-        if path.is_file():
-            try:
-                data = path.read_bytes()
-                files[path.relative_to(workspace).as_posix()] = (
-                    data.decode("utf-8") if len(data) <= MAX_FILE_SNAPSHOT else None
-                )
-            except (OSError, UnicodeDecodeError):
-                files[path.relative_to(workspace).as_posix()] = None
+        name = path.relative_to(workspace).as_posix()
+        if path.is_symlink() or not path.is_file():
+            if path.is_symlink() or not path.is_dir():
+                files[name] = None
+            continue
+        try:
+            files[name] = read_regular(path, max_bytes=MAX_FILE_SNAPSHOT).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            files[name] = None
     return files
 
 

@@ -31,7 +31,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.scenario.conversation import CREATE_ONLY_FIELDS, same_value, thread_field, with_thread, without_thread
+from harness.scenario.conversation import (
+    CREATE_ONLY_FIELDS,
+    same_value,
+    thread_field,
+    with_thread,
+    without_thread,
+)
 from harness.scenario.recorded import RecordedRequest
 from harness.scenario.served import served_message
 

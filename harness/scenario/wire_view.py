@@ -10,7 +10,12 @@ from typing import Any
 
 from harness.scenario.conversation import relation, same_start, thread_field
 from harness.scenario.recorded import RecordedRequest
-from harness.scenario.served import broken_tool_inputs, delivered_texts, failed, served_message
+from harness.scenario.served import (
+    broken_tool_inputs,
+    delivered_texts,
+    failed,
+    served_message,
+)
 from harness.scenario.tool_map import ToolMap
 
 END_NAMES = {"model_context_window_exceeded": "context_window"}

@@ -1,5 +1,10 @@
 """YAML loading that remembers where every mapping key, value and list item stands,
-so that a mistake can be reported as ``path:line:col``."""
+so that a mistake can be reported as ``path:line:col``.
+
+Bounded: a file over ``MAX_BYTES``, nesting deeper than ``MAX_DEPTH``, or a document
+that aliases blow up past ``MAX_UNITS`` (a "billion laughs" file of nested aliases;
+``harness.wire.plain_yaml.check_expanded``) is refused with a ``YamlError`` before
+anything walks it."""
 
 from __future__ import annotations
 
@@ -8,7 +13,13 @@ from typing import Any
 
 import yaml
 
+from harness.wire.files import read_regular
+from harness.wire.plain_yaml import check_expanded, limit_for
+
 Position = tuple[int, int]  # 1-based line and column
+MAX_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_UNITS = 1_000_000  # values, plus one each 64 characters of text
 
 
 class LocatedDict(dict):
@@ -35,7 +46,29 @@ def position(node: yaml.Node) -> Position:
 
 
 class _Loader(yaml.SafeLoader):
-    pass
+    """The safe loader, with a depth limit while composing and a size limit on the
+    document its aliases make."""
+
+    depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                line, col = _at(self.peek_event().start_mark)
+                raise YamlError(f"{line}:{col}: nested more than {MAX_DEPTH} levels deep; a scenario needs far fewer")
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def compose_document(self) -> yaml.Node:
+        node = super().compose_document()
+        check_expanded(node, min(MAX_UNITS, limit_for(self.buffer)))
+        return node
+
+
+def _at(mark: Any) -> Position:
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
 
 
 def _construct_map(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
@@ -44,6 +77,11 @@ def _construct_map(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
     result.pos, result.key_pos, result.value_pos = position(node), {}, {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            line, col = position(key_node)
+            raise YamlError(f"{line}:{col}: a mapping key must be a plain value (text or a number), not {_kind(key)}") from None
         if key in result:
             (line, col), (first, _) = position(key_node), result.key_pos[key]
             raise YamlError(f"{line}:{col}: the key {key!r} appears twice in this mapping (first on line {first})")
@@ -62,17 +100,36 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 
 
+def _kind(value: Any) -> str:
+    return "a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list) else type(value).__name__
+
+
 def load_located(path: Path) -> Any:
     """The YAML document in ``path``, with positions; YamlError for broken files."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, max_bytes=MAX_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise YamlError(f"{path}: cannot read: {error}") from None
+        raise YamlError(f"{path}:1:1: cannot read it: {error}") from None
+    return loads_located(text, str(path))
+
+
+def loads_located(text: str, name: str = "<text>") -> Any:
+    """``load_located`` on text already read; ``name`` prefixes the messages."""
     try:
         return yaml.load(text, Loader=_Loader)
     except YamlError as error:
-        raise YamlError(f"{path}:{error}") from None
+        raise YamlError(f"{name}:{error}") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-        raise YamlError(f"{path}:{where}: not valid YAML: {error.problem or error.context}") from None
+        line, col = _at(mark)
+        raise YamlError(f"{name}:{line}:{col}: not valid YAML: {error.problem or error.context}") from None
+    except yaml.reader.ReaderError as error:
+        before = text[: error.position]
+        line, col = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        char = f"U+{error.character:04X}" if isinstance(error.character, int) else repr(error.character)
+        raise YamlError(
+            f"{name}:{line}:{col}: not valid YAML: the character {char} is not allowed "
+            "(control characters other than tab and newline must be escaped in a double-quoted string)"
+        ) from None
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError) as error:
+        raise YamlError(f"{name}:1:1: not valid YAML: {error}") from None

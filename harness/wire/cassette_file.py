@@ -8,7 +8,6 @@ it, ``line:col``.
 
 from __future__ import annotations
 
-import gzip
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,8 +16,11 @@ from typing import Any
 import yaml
 
 from harness.wire import plain_yaml
+from harness.wire.files import read_regular
 
 _GZIP_MAGIC = b"\x1f\x8b"
+MAX_CASSETTE_BYTES = 1024 * 1024 * 1024
+MAX_BODY_BYTES = 512 * 1024 * 1024  # a response body, decompressed
 
 
 class CassetteError(ValueError):
@@ -29,11 +31,15 @@ def load_cassette(path: str | Path) -> list[dict]:
     """The interactions of the vcrpy cassette at ``path``, each ``{request, response}``."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, max_bytes=MAX_CASSETTE_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CassetteError(f"{path}: cannot read cassette: {exc}") from None
     try:
         data = plain_yaml.load(text)
+    except yaml.reader.ReaderError as exc:
+        before = text[: exc.position]
+        line, col = before.count("\n") + 1, len(before) - before.rfind("\n")
+        raise CassetteError(f"{path}:{line}:{col}: not valid YAML: {exc.reason} (character {exc.character!r})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -49,7 +55,46 @@ def load_cassette(path: str | Path) -> list[dict]:
             if not isinstance(interaction, Mapping) or not isinstance(interaction.get(key), Mapping):
                 where = _where(path, text, ["interactions", n])
                 raise CassetteError(f"{where}: interaction {n} has no '{key}' mapping")
+        problem = _shape_problem(interaction)
+        if problem:
+            key, message = problem
+            where = _where(path, text, ["interactions", n, *key])
+            raise CassetteError(f"{where}: interaction {n}: {message}")
     return interactions
+
+
+_SCALAR = (str, int, float, bool)
+
+
+def _shape_problem(interaction: Mapping[str, Any]) -> tuple[list[str], str] | None:
+    """Where and how an interaction departs from what vcrpy writes, or None."""
+    request, response = interaction["request"], interaction["response"]
+    for key in ("method", "uri"):
+        if key in request and not isinstance(request[key], str):
+            return ["request", key], f"request {key} must be text, not {type(request[key]).__name__}"
+    body = request.get("body")
+    if isinstance(body, Mapping):
+        body = body.get("string")
+    if body is not None and not isinstance(body, (str, bytes)):
+        return ["request", "body"], f"the request body must be text or bytes, not {type(body).__name__}"
+    for side, part in (("request", request), ("response", response)):
+        headers = part.get("headers")
+        if headers is None:
+            continue
+        if not isinstance(headers, Mapping):
+            return [side, "headers"], f"{side} headers must be a mapping of names to lists of values"
+        for name, values in headers.items():
+            if not all(isinstance(v, _SCALAR) for v in (values if isinstance(values, list) else [values])):
+                return [side, "headers"], f"{side} header {name!r} must have text values"
+    status = response.get("status")
+    code = status.get("code") if isinstance(status, Mapping) else status
+    if code is not None and (isinstance(code, bool) or not isinstance(code, int) or not 100 <= code <= 599):
+        return ["response", "status"], f"the response status must be a number from 100 to 599, not {code!r}"
+    try:
+        response_body_bytes(response)
+    except CassetteError as error:
+        return ["response", "body"], str(error)
+    return None
 
 
 def response_body_bytes(response: Mapping[str, Any]) -> bytes:
@@ -72,15 +117,28 @@ def response_body_bytes(response: Mapping[str, Any]) -> bytes:
     encoding = content_encoding(response.get("headers") or {})
     try:
         if raw.startswith(_GZIP_MAGIC) or encoding in ("gzip", "x-gzip"):
-            return gzip.decompress(raw)
+            return inflate(raw, gzip=True)
         if encoding == "deflate":
-            return zlib.decompress(raw)
+            return inflate(raw, gzip=False)
     except (OSError, EOFError, zlib.error) as exc:
         claim = f"Content-Encoding {encoding}" if encoding else "gzip magic bytes"
         raise CassetteError(f"response body has {claim} but does not decompress: {exc}") from None
     if encoding not in ("", "identity"):
         raise CassetteError(f"response body has unsupported Content-Encoding {encoding!r}")
     return raw
+
+
+def inflate(data: bytes, *, gzip: bool, max_bytes: int = MAX_BODY_BYTES) -> bytes:
+    """``data`` decompressed (gzip, else zlib-deflate), refusing to grow past
+    ``max_bytes`` (a small body that inflates to gigabytes); zlib.error when it is not
+    compressed, or too big."""
+    inflater = zlib.decompressobj(wbits=31 if gzip else 15)
+    out = inflater.decompress(data, max_bytes + 1)
+    if len(out) > max_bytes or inflater.unconsumed_tail:
+        raise zlib.error(f"it inflates past {max_bytes:,} bytes")
+    if not inflater.eof:
+        raise zlib.error("the compressed data is truncated")
+    return out
 
 
 def content_encoding(headers: Mapping[str, Any]) -> str:

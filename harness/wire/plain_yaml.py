@@ -6,6 +6,11 @@ load. Here strings, mappings and sequences are built straight from the nodes and
 other scalars (ints, ``!!binary``, …) go to PyYAML's ``SafeConstructor``. A document the
 shortcut does not cover (aliases, merge keys, tagged collections, unhashable keys) is
 loaded by ``yaml.load`` instead, so the result is always what ``yaml.load`` gives.
+
+``check_expanded`` bounds what aliases can make of a document (a "billion laughs" file):
+it measures the document as if every alias were written out — each node measured once,
+so a bomb is measured without being expanded — and raises ``AliasBomb`` past the limit.
+``load`` applies it before anything is built.
 """
 
 from __future__ import annotations
@@ -24,20 +29,72 @@ _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
+UNITS_FREE = 1_000_000
+"""Size units (one a value, one more each 64 characters of text) any document may
+reach with its aliases expanded, on top of twice its own length."""
+
+
 class _NotPlain(Exception):
     """A node the shortcut leaves to ``yaml.load``."""
 
 
+class AliasBomb(yaml.MarkedYAMLError):
+    """A document whose aliases, written out, would make it far larger than its text."""
+
+
 def load(text: str) -> Any:
-    """``yaml.load(text, Loader=CSafeLoader)``, built faster; raises what it raises."""
+    """``yaml.load(text, Loader=CSafeLoader)``, built faster; raises what it raises, and
+    AliasBomb for a document that aliases blow up."""
     with _collection_paused():
         return _load(text)  # its node tree is gone when collection resumes
+
+
+def limit_for(text: str) -> int:
+    """The expanded size allowed to a document of this text."""
+    return UNITS_FREE + 2 * (len(text) // 64 + 1)
+
+
+def check_expanded(root: yaml.Node, limit: int) -> None:
+    """Raise AliasBomb if ``root`` with its aliases written out exceeds ``limit`` units,
+    or if an alias refers to a value that contains it."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        children = _children(node)
+        if not children_done:
+            if id(node) in sizes:
+                continue
+            sizes[id(node)] = -1  # in progress: met again below itself, it is a recursive alias
+            stack.append((node, True))
+            for child in children:
+                if sizes.get(id(child)) == -1:
+                    raise AliasBomb(problem="an alias refers to a value that contains it (a recursive alias)", problem_mark=child.start_mark)
+                stack.append((child, False))
+            continue
+        own = 1 + (len(node.value) // 64 if isinstance(node, yaml.ScalarNode) else 0)
+        sizes[id(node)] = total = own + sum(sizes[id(child)] for child in children)
+        if total > limit:
+            raise AliasBomb(
+                problem=f"this value would hold more than {limit:,} size units once its aliases are written out "
+                "(an alias bomb?); write it out, or use fewer aliases",
+                problem_mark=node.start_mark,
+            )
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _load(text: str) -> Any:
     node = yaml.compose(text, Loader=LOADER)
     if node is None:
         return None
+    check_expanded(node, limit_for(text))
     try:
         return _Builder().build(node)
     except (_NotPlain, TypeError, RecursionError):

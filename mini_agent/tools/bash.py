@@ -1,26 +1,29 @@
-"""Bash: run a command in its own process group; its output and exit code are data.
+"""Bash: run a command in its own session; its output and exit code are data.
 
 A nonzero exit code is not an error: the model reads it. When the command ends, times
-out or is interrupted by Ctrl+C, its whole process group is killed, so background
-children (``sleep 100 &``) neither outlive it nor keep its pipes open. On timeout the
-output produced so far comes back with ``[timed out after Ns]``.
+out or is interrupted by Ctrl+C, every process it started is killed -- its session,
+its descendants, and those that left with ``setsid`` (``processes``) -- so background
+children (``sleep 100 &``) neither outlive it nor keep its pipes open, nor write a file
+after the model was told the command is over. On timeout the output produced so far
+comes back with ``[timed out after Ns]``.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import IO, Any
 
+from . import processes
+
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
 DRAIN_GRACE = 2.0
-"""Seconds to wait for the pipes to close after the process group was killed; only a
-process that left the group (``setsid``) can hold them open that long."""
+"""Seconds to wait for the pipes to close after the command's processes were killed;
+only one that escaped (``setsid env -i …``, see ``processes``) can hold them open that long."""
 
 
 class Bash:
@@ -57,24 +60,23 @@ class Bash:
         timeout = min(float(args.get("timeout", self.default_timeout)), MAX_TIMEOUT)
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout:g}")
-        process = subprocess.Popen(
+        process, mark = processes.start(
             ["bash", "-c", args["command"]],
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            start_new_session=True,
         )
         assert process.stdout is not None and process.stderr is not None
-        stdout = _Capture(process.stdout, self.max_capture)
-        stderr = _Capture(process.stderr, self.max_capture)
+        stdout = Capture(process.stdout, self.max_capture)
+        stderr = Capture(process.stderr, self.max_capture)
         try:
             process.wait(timeout)
             timed_out = False
         except subprocess.TimeoutExpired:
             timed_out = True
         finally:
-            _kill_group(process)
+            processes.kill_everything(process, mark)
         drained = time.monotonic() + DRAIN_GRACE
         ending = f"[timed out after {timeout:g}s]" if timed_out else f"exit code: {process.returncode}"
         return _report(stdout.text(drained), stderr.text(drained), ending)
@@ -87,16 +89,7 @@ def _report(stdout: str, stderr: str, ending: str) -> str:
     return "\n".join([*parts, ending])
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL every process in the command's group (its session), then reap the shell."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass  # the group is already empty
-    process.wait()
-
-
-class _Capture:
+class Capture:
     """Read one pipe on a thread, keeping its first and last ``limit // 2`` bytes."""
 
     def __init__(self, pipe: IO[bytes], limit: int) -> None:

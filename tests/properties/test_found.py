@@ -44,6 +44,7 @@ from .budget import examples
 
 FOLDER = Path(tempfile.mkdtemp(prefix="properties-yaml-"))
 SMALL = st.integers(0, 12)
+EVENT = st.integers(1, 12)  # an event number, counted from 1
 TEXT = st.text(max_size=30)
 
 
@@ -60,9 +61,9 @@ def test_generated_scenarios_survive_the_yaml_round_trip(scenario: Scenario) -> 
 # Every field of the format, whether or not it would play: the writer must say it all.
 cuts = st.one_of(
     st.builds(Cut, after_event=SMALL, how=st.sampled_from(["fin", "rst"])),
-    st.builds(Cut, in_event=SMALL, how=st.sampled_from(["fin", "rst"])),
+    st.builds(Cut, in_event=EVENT, how=st.sampled_from(["fin", "rst"])),
     st.builds(Cut, after_bytes=st.integers(0, 10_000)),
-    st.builds(Cut, in_char=SMALL),
+    st.builds(Cut, in_char=EVENT),
 )
 messages = st.fixed_dictionaries(
     {"text": model_texts()},
@@ -85,8 +86,8 @@ any_replies = st.one_of(
         drip=st.none() | st.builds(Drip, st.integers(1, 100), st.floats(0, 1)),
         pings=SMALL,
         insert=st.lists(st.builds(Insert, SMALL, st.fixed_dictionaries({"type": st.just("future_event"), "x": json_values()})), max_size=2).map(tuple),
-        duplicate=st.none() | SMALL,
-        swap=st.none() | SMALL,
+        duplicate=st.none() | EVENT,
+        swap=st.none() | EVENT,
         interrupt=st.none() | SMALL,
     ),
     st.builds(
@@ -103,7 +104,7 @@ turns = st.builds(
     Turn,
     user=user_lines(),
     replies=st.lists(any_replies, max_size=3).map(tuple),
-    interrupt=st.none() | st.builds(Interrupt, at_event=SMALL, close=st.booleans()) | st.builds(Interrupt, tool=st.sampled_from(["Bash", "Read"]), close=st.booleans()),
+    interrupt=st.none() | st.builds(Interrupt, at_event=st.integers(1, 9), close=st.booleans()) | st.builds(Interrupt, tool=st.sampled_from(["Bash", "Read"]), close=st.booleans()),
     expect=st.fixed_dictionaries({}, optional={"requests": SMALL, "end": st.sampled_from(END_REASONS), "notices": st.lists(TEXT, max_size=2)}),
 )
 every_field = st.builds(

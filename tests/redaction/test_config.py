@@ -9,7 +9,13 @@ import re
 
 import pytest
 
-from harness.cassette.redaction.config import KEY_VARIABLE, RULES_VARIABLE, RulesFileError, configured, redaction_key
+from harness.cassette.redaction.config import (
+    KEY_VARIABLE,
+    RULES_VARIABLE,
+    RulesFileError,
+    configured,
+    redaction_key,
+)
 from harness.cassette.scan import scan_text
 from redaction.fakes import unknown_token
 from redaction.places import ENCODINGS, stream

@@ -14,7 +14,14 @@ import yaml
 from harness.cassette.scan import PUBLIC_PREFIX, Finding, scan_text
 from redaction.fakes import FAKES, ONE_PER_FAMILY, fake_id, unknown_token
 from redaction.leaks import WINDOW
-from redaction.places import ENCODINGS, PLACES, file_text, split_points, stream, stream_content
+from redaction.places import (
+    ENCODINGS,
+    PLACES,
+    file_text,
+    split_points,
+    stream,
+    stream_content,
+)
 
 DUMPER = getattr(yaml, "CDumper", yaml.Dumper)  # as vcrpy
 

@@ -14,7 +14,13 @@ from typing import NamedTuple
 
 from harness.cassette.redaction import finders
 from harness.cassette.redaction.checks import is_placeholder, lower
-from harness.cassette.redaction.rules import AUTH_SCHEME, CONTEXT_RULES, FAMILY_RULES, SECRET_HEADERS, Rule
+from harness.cassette.redaction.rules import (
+    AUTH_SCHEME,
+    CONTEXT_RULES,
+    FAMILY_RULES,
+    SECRET_HEADERS,
+    Rule,
+)
 
 
 class Hit(NamedTuple):

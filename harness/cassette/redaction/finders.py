@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from harness.cassette.redaction.checks import generic_value, is_placeholder, lower, random_looking
+from harness.cassette.redaction.checks import (
+    generic_value,
+    is_placeholder,
+    lower,
+    random_looking,
+)
 
 # -- PEM ------------------------------------------------------------------------------
 # Checked against gitleaks ``private-key`` and detect-secrets ``PrivateKeyDetector``.

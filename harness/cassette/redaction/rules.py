@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from functools import partial
 
 from harness.cassette.redaction import finders
-from harness.cassette.redaction.checks import credential_like, has_digit, is_placeholder, jwt_header_ok, random_looking, shannon
+from harness.cassette.redaction.checks import (
+    credential_like,
+    has_digit,
+    is_placeholder,
+    jwt_header_ok,
+    random_looking,
+    shannon,
+)
 
 _B = r"(?<![A-Za-z0-9_])"  # a token starts here
 _BD = r"(?<![A-Za-z0-9_-])"  # … and is not the tail of a dashed word

@@ -50,7 +50,7 @@ class Text:
             elif t[i] == "\\" and i + 1 < self.n and t[i + 1] not in "\r\n":
                 code = t[i + 1]
                 width = _HEX.get(code, 0)
-                piece = chr(int(t[i + 2 : i + 2 + width], 16)) if width else _ESCAPES.get(code, code)
+                piece = _hex_char(t[i + 2 : i + 2 + width], t[i : i + 2 + width]) if width else _ESCAPES.get(code, code)
                 i += 2 + width
             else:
                 escaped = t[i] == "\\"
@@ -136,3 +136,12 @@ def fold(lines: list[tuple[str, int]], folded: bool, chomp: str) -> tuple[str, M
     if chomp == "+":
         chunks += breaks
     return "".join(chunks), marks
+
+
+def _hex_char(digits: str, raw: str) -> str:
+    """The character a ``\\xNN``/``\\uNNNN``/``\\UNNNNNNNN`` escape names; an escape that
+    names none (not hex, past U+10FFFF) is kept as written, so its text is still scanned."""
+    try:
+        return chr(int(digits, 16))
+    except ValueError:
+        return raw

@@ -1,0 +1,107 @@
+"""The request's own fields, typed and ranged as the API's validation reads them.
+
+The API validates the body before it judges the conversation, in pydantic's words
+(lax mode: ``"5"`` and ``5.0`` are integers, ``"0.5"`` is a number). Only fields that
+are present are checked: a saved conversation without ``model`` is still a
+conversation. Each rule and its source:
+
+- ``model: Input should be a valid string`` / ``String should have at least 1
+  character`` -- the SDK types ``model`` as a string.
+- ``max_tokens: Input should be a valid integer`` (… ``got a number with a fractional
+  part``, … ``unable to parse string as an integer``); ``max_tokens: must be greater
+  than or equal to 0`` -- the live API's wording for the floor (seen with 1 before 0
+  became legal; the SDK documents ``max_tokens: 0`` for warming the prompt cache).
+- ``temperature`` and ``top_p``: ``Input should be a valid number`` (… ``unable to
+  parse string as a number``), ``Input should be greater than or equal to 0`` /
+  ``Input should be less than or equal to 1`` -- documented as ranging 0.0 to 1.0;
+  the upper text as the live API returns it.
+- ``top_k: Input should be a valid integer`` -- an integer (no range is documented).
+
+Unknown fields pass: the API grows fields faster than any list of them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from harness.oracle import wording
+from harness.oracle.wording import Violation
+
+MAX_TOKENS_FLOOR = 0
+SAMPLING_RANGE = (0, 1)
+
+
+def field_violations(body: Mapping[str, Any]) -> list[Violation]:
+    """Type and range violations of ``model``, ``max_tokens``, ``temperature``,
+    ``top_p`` and ``top_k``, in the order the API reports them."""
+    found: list[Violation] = []
+    if "model" in body:
+        found += _model(body["model"])
+    if "max_tokens" in body:
+        problem, value = integer_problem(body["max_tokens"])
+        if problem:
+            found.append(Violation("max_tokens", problem))
+        elif value < MAX_TOKENS_FLOOR:
+            found.append(Violation("max_tokens", wording.MUST_BE_AT_LEAST.format(limit=MAX_TOKENS_FLOOR)))
+    for name in ("temperature", "top_p"):
+        if name in body:
+            found += _ranged_number(name, body[name], *SAMPLING_RANGE)
+    if "top_k" in body:
+        problem, _ = integer_problem(body["top_k"])
+        if problem:
+            found.append(Violation("top_k", problem))
+    return found
+
+
+def string_problem(value: Any) -> str | None:
+    """``Input should be a valid string`` for anything but text."""
+    return None if isinstance(value, str) else wording.VALID_STRING
+
+
+def integer_problem(value: Any) -> tuple[str | None, int]:
+    """Why ``value`` is not an integer to pydantic's lax mode, else (None, the integer)."""
+    if isinstance(value, bool) or isinstance(value, int):
+        return None, int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            return wording.INTEGER_FRACTION if math.isfinite(value) else wording.VALID_INTEGER, 0
+        return None, int(value)
+    if isinstance(value, str):
+        try:
+            return None, int(value.strip())
+        except ValueError:
+            return wording.INTEGER_PARSING, 0
+    return wording.VALID_INTEGER, 0
+
+
+def number_problem(value: Any) -> tuple[str | None, float]:
+    """Why ``value`` is not a number to pydantic's lax mode, else (None, the number)."""
+    if isinstance(value, (bool, int, float)):
+        return (None, float(value)) if math.isfinite(float(value)) else (wording.FINITE_NUMBER, 0.0)
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return wording.NUMBER_PARSING, 0.0
+        return (None, number) if math.isfinite(number) else (wording.FINITE_NUMBER, 0.0)
+    return wording.VALID_NUMBER, 0.0
+
+
+def _model(value: Any) -> Iterable[Violation]:
+    problem = string_problem(value)
+    if problem:
+        return [Violation("model", problem)]
+    return [Violation("model", wording.NAME_TOO_SHORT)] if value == "" else []
+
+
+def _ranged_number(name: str, value: Any, low: float, high: float) -> list[Violation]:
+    problem, number = number_problem(value)
+    if problem:
+        return [Violation(name, problem)]
+    if number < low:
+        return [Violation(name, wording.GREATER_EQUAL.format(limit=low))]
+    if number > high:
+        return [Violation(name, wording.LESS_EQUAL.format(limit=high))]
+    return []

@@ -1,0 +1,43 @@
+"""A body as a socket hands it to a client: in reads of at most ``WIRE_READ`` bytes
+(httpcore reads 64 KiB at a time), never as one block however large it is. A replayed
+or served body goes through here, so the SDK meets a 40 MB stream the way it meets the
+real one."""
+
+from __future__ import annotations
+
+from typing import AsyncIterator, Iterable, Iterator
+
+import httpx2
+
+WIRE_READ = 64 * 1024
+
+
+def wire_reads(data: bytes, size: int = WIRE_READ) -> Iterator[bytes]:
+    """``data`` in pieces of at most ``size`` bytes (one piece if it is smaller)."""
+    if len(data) <= size:
+        if data:
+            yield data
+        return
+    view = memoryview(data)
+    for start in range(0, len(data), size):
+        yield bytes(view[start : start + size])
+
+
+def wire_reads_of(chunks: Iterable[bytes], size: int = WIRE_READ) -> Iterator[bytes]:
+    """Each chunk, cut into reads of at most ``size`` bytes."""
+    for chunk in chunks:
+        yield from wire_reads(chunk, size)
+
+
+class WireBody(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """A whole body served in socket-sized reads, to a sync or an async client."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __iter__(self) -> Iterator[bytes]:
+        return wire_reads(self.data)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in wire_reads(self.data):
+            yield piece
