@@ -4,6 +4,7 @@ check saved conversations.
     harness run [PATHS…] [--json] [--update-golden]   run scenarios, a summary table; exit 1 on any failure
     harness lint [PATHS…]                             check scenario files without running them
     harness play SCENARIO                             the mini_agent REPL under a scenario, live
+    harness events SCENARIO [--turn N] [--reply K]   each reply's numbered events and byte offsets, as served
     harness schema [-o FILE]                          the JSON Schema of the scenario format
     harness serve SCENARIO [--port N] [--check]        the scenario on a loopback socket, for any client
     harness check-history FILE                        check a saved conversation against the API's rules
@@ -19,7 +20,8 @@ from harness.agents.loading import AgentSpecError
 from harness.cassette.commands import cmd_record, cmd_replay, cmd_scan
 from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
-from harness.scenario.commands import cmd_lint, cmd_play, cmd_run, cmd_schema
+from harness.scenario.commands import cmd_events, cmd_lint, cmd_play, cmd_run, cmd_schema
+from harness.scenario.event_listing import ListingError
 from harness.scenario.model import ScenarioError
 from harness.serve.commands import cmd_serve
 
@@ -32,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.command(args)
-    except (FileNotFoundError, ScenarioError, HistoryFileError, AgentSpecError) as error:
+    except (FileNotFoundError, ScenarioError, HistoryFileError, AgentSpecError, ListingError) as error:
         print(f"harness: {error}", file=sys.stderr)
         return 2
 
@@ -53,6 +55,15 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("scenario")
     play.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
     play.set_defaults(command=cmd_play)
+    events = commands.add_parser(
+        "events", help="each reply's numbered events and byte offsets, as served",
+        description="Print every reply of a scenario as the fake API serves it: its SSE events numbered from 1 with "
+        "their byte offsets, and where its fault ends the stream; choose after_event, in_event, after_bytes from it.",
+    )
+    events.add_argument("scenario")
+    events.add_argument("--turn", type=int, metavar="N", help="only turn N (from 1)")
+    events.add_argument("--reply", type=int, metavar="K", help="only reply K (from 1) of that turn")
+    events.set_defaults(command=cmd_events)
     schema = commands.add_parser("schema", help="write the JSON Schema of the scenario format")
     schema.add_argument("-o", "--output", help="a file to write (default: standard output)")
     schema.set_defaults(command=cmd_schema)

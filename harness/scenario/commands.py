@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from harness.scenario.event_listing import list_events
 from harness.scenario.format import json_schema
 from harness.scenario.golden import UPDATE_VARIABLE
 from harness.scenario.library import scenario_files
@@ -71,6 +72,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     for problem in outcome.problems:
         print(f"✗ {problem}")
     return 1 if outcome.problems else 0
+
+
+def cmd_events(args: argparse.Namespace) -> int:
+    print(list_events(load_scenario(args.scenario), turn=args.turn, reply=args.reply))
+    return 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

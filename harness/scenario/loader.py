@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.scenario.format import MESSAGE_FIELDS, SCENARIO
+from harness.scenario.format_spec import Problem
 from harness.scenario.model import Interrupt, Scenario, ScenarioError, Turn
 from harness.scenario.overlay import recorded_replies
+from harness.scenario.positions import scenario_position_problems
 from harness.scenario.yaml_positions import YamlError, load_located
 from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Reply, Stall
 
@@ -39,8 +41,8 @@ def load_scenario(path: str | Path) -> Scenario:
     if not problems:
         base, problems = recorded_replies(path, document)
     if problems:
-        raise ScenarioError([f"{path}:{p.line}:{p.col}: {p.message}" for p in problems])
-    return Scenario(
+        raise ScenarioError(_located(path, problems))
+    scenario = Scenario(
         name=document["name"],
         about=document["about"],
         path=path,
@@ -51,6 +53,14 @@ def load_scenario(path: str | Path) -> Scenario:
         probe=document.get("probe", True),
         agent=document.get("agent"),
     )
+    problems = scenario_position_problems(scenario, document)
+    if problems:
+        raise ScenarioError(_located(path, problems))
+    return scenario
+
+
+def _located(path: Path, problems: list[Problem]) -> list[str]:
+    return [f"{path}:{p.line}:{p.col}: {p.message}" for p in problems]
 
 
 def problems_in(path: str | Path) -> list[str]:

@@ -64,6 +64,7 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
     dumps = sse.batch_dumps()
     frames = [BAD_DATA_FRAME if e is BAD_DATA else sse.encode_event(e, dumps=dumps) for e in events]
     headers |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"} | reply.headers
+    check_frame_positions(reply, frames)
     plan = WirePlan(200, headers, frames, [0.0] * len(frames), events=[e for e in events if e is not BAD_DATA])
     if reply.stall is not None:
         plan.chunks, plan.delays = frames[: reply.stall.after_event], plan.delays[: reply.stall.after_event]
@@ -85,47 +86,74 @@ class _BadData(dict):
 BAD_DATA: dict[str, Any] = _BadData(type="bad_data")
 
 
+class PositionError(ValueError):
+    """A fault that names an event or a byte the stream does not have; ``field`` as the
+    scenario file spells it (``cut.after_event``)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def within(field: str, number: int | None, count: int, *, low: int = 0, high: int | None = None, unit: str = "event") -> None:
+    """PositionError unless ``number`` (None: not given) lies in ``low``..``high``
+    (default: ``count``, the events or bytes the stream has)."""
+    high = count if high is None else high
+    if number is None or low <= number <= high:
+        return
+    served = f"{count} bytes" if unit == "byte" else f"events 1 to {count}" if count else "no events"
+    valid = f"valid: {low} to {high}" if low <= high else "no position is valid"
+    raise PositionError(field, f"`{field}: {number}` is beyond the reply ({served} as served; {valid})")
+
+
 def stream_events(reply: Reply, *, message_id: str, model: str) -> list[dict[str, Any]]:
-    """The events of a message reply after the event-level faults (pings, inserts,
-    duplicates, swaps, an error event, a clean early end, a non-JSON frame)."""
+    """The events of a message reply after the event-level faults, applied in this order:
+    pings, inserts, a duplicate, a swap, an error event, a clean early end, a non-JSON
+    frame. Each fault counts events in the stream as the faults before it left it, and
+    one that names an event beyond that stream is a PositionError."""
     if reply.events is not None:
         events = list(reply.events)
     else:
         events = sse.message_events(reply.message or {}, message_id=message_id, model=model)
-    _check_event_numbers(reply, len(events))
     if reply.pings:
         events = _with_pings(events, reply.pings)
+    for n, insert in enumerate(reply.insert):
+        within(f"insert[{n}].after_event", insert.after_event, len(events))
     for insert in sorted(reply.insert, key=lambda i: -i.after_event):
         events.insert(insert.after_event, insert.event)
     if reply.duplicate is not None:
+        within("duplicate", reply.duplicate, len(events), low=1)
         events.insert(reply.duplicate, events[reply.duplicate - 1])
     if reply.swap is not None:
+        within("swap", reply.swap, len(events), low=1, high=len(events) - 1)
         i = reply.swap - 1
         events[i], events[i + 1] = events[i + 1], events[i]
     if reply.error_event is not None:
         k = reply.error_event.after_event
+        within("error_event.after_event", k, len(events))
         events = events[:k] + [error_body(reply.error_event.type, reply.error_event.message)]
     if reply.end_early is not None:
+        within("end_early", reply.end_early, len(events), high=len(events) - 1)
         events = events[: reply.end_early]
     if reply.bad_data is not None:
+        within("bad_data", reply.bad_data, len(events))
         events = events[: reply.bad_data] + [BAD_DATA] + events[reply.bad_data :]
     return events
 
 
-def _check_event_numbers(reply: Reply, count: int) -> None:
-    """Every fault that names an event names one the stream has (ValueError if not)."""
-    named = {
-        "duplicate": reply.duplicate,
-        "swap": None if reply.swap is None else reply.swap + 1,
-        "error_event": reply.error_event and reply.error_event.after_event,
-        "end_early": reply.end_early,
-        "bad_data": reply.bad_data,
-        "stall": reply.stall and reply.stall.after_event,
-        "interrupt": reply.interrupt,
-    }
-    for name, number in named.items():
-        if number is not None and not 0 <= number <= count:
-            raise ValueError(f"`{name}` names event {number}, but the stream has {count} events")
+def check_frame_positions(reply: Reply, frames: list[bytes]) -> None:
+    """The faults that count the frames as served (a stall, Ctrl+C, a cut) name frames
+    the stream has; PositionError if not. ``cut.after_bytes`` is not checked here: the
+    byte count depends on the agent (its model name, its tool names), so a count beyond
+    the body cuts at its end (lint checks it against the standard rendering)."""
+    count = len(frames)
+    within("stall.after_event", reply.stall and reply.stall.after_event, count)
+    within("interrupt", reply.interrupt, count)
+    cut = reply.cut
+    if cut is not None:
+        within("cut.after_event", cut.after_event, count)
+        within("cut.in_event", cut.in_event, count, low=1)
+        within("cut.in_char", cut.in_char, count, low=1)
 
 
 def _error_plan(reply: Reply, headers: dict[str, str]) -> WirePlan:
@@ -180,7 +208,7 @@ def cut_offset(cut: Cut, body: bytes, spans: list[tuple[int, int]]) -> int:
     for i in range(start, len(body)):
         if body[i] >= 0xC0:  # the lead byte of a multi-byte character
             return i + 1
-    raise ValueError("cut.in_char: no multi-byte UTF-8 character in the stream from that event on")
+    raise PositionError("cut.in_char", f"`cut.in_char: {cut.in_char}`: no multi-byte UTF-8 character in the stream from that event on")
 
 
 def _rechunk(chunks: list[bytes], delays: list[float], offset: int) -> tuple[list[bytes], list[float]]:
