@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from harness.wire.yaml_errors import yaml_error_message
+
 Position = tuple[int, int]  # 1-based line and column
 
 
@@ -72,7 +74,6 @@ def load_located(path: Path) -> Any:
         return yaml.load(text, Loader=_Loader)
     except YamlError as error:
         raise YamlError(f"{path}:{error}") from None
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-        raise YamlError(f"{path}:{where}: not valid YAML: {error.problem or error.context}") from None
+    except yaml.YAMLError as error:
+        (line, col), sentence = yaml_error_message(error, text)
+        raise YamlError(f"{path}:{line}:{col}: {sentence}") from None

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from harness.wire import plain_yaml
+from harness.wire.yaml_errors import yaml_error_message
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -35,10 +36,8 @@ def load_cassette(path: str | Path) -> list[dict]:
     try:
         data = plain_yaml.load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise CassetteError(f"{where}: not valid YAML: {problem}") from None
+        (line, col), sentence = yaml_error_message(exc, text)
+        raise CassetteError(f"{path}:{line}:{col}: {sentence}") from None
     if not isinstance(data, Mapping) or "interactions" not in data:
         raise CassetteError(f"{path}: not a vcrpy cassette: no top-level 'interactions' key")
     interactions = data["interactions"]
