@@ -1,7 +1,7 @@
 """``harness`` (also ``python -m harness``): run, lint, play and export scenarios, and
 check saved conversations.
 
-    harness run [PATHS…] [--json] [--update-golden]   run scenarios, a summary table; exit 1 on any failure
+    harness run [PATHS…] [--json] [--html F] [--junit F]   run scenarios, a summary table; exit 1 on any failure
     harness lint [PATHS…]                             check scenario files without running them
     harness play SCENARIO                             the mini_agent REPL under a scenario, live
     harness events SCENARIO [--turn N] [--reply K]   each reply's numbered events and byte offsets, as served
@@ -20,7 +20,8 @@ from harness.agents.loading import AgentSpecError
 from harness.cassette.commands import cmd_record, cmd_replay, cmd_scan
 from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
-from harness.scenario.commands import cmd_events, cmd_lint, cmd_play, cmd_run, cmd_schema
+from harness.report.commands import cmd_run
+from harness.scenario.commands import cmd_events, cmd_lint, cmd_play, cmd_schema
 from harness.scenario.event_listing import ListingError
 from harness.scenario.model import ScenarioError
 from harness.serve.commands import cmd_serve
@@ -45,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run scenarios and print a summary table")
     run.add_argument("paths", nargs="*", default=DEFAULT_PATHS, help="scenario files or folders (default: scenarios/)")
     run.add_argument("--json", action="store_true", help="print the results as JSON")
+    run.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report (timelines, fault coverage)")
+    run.add_argument("--junit", metavar="FILE", help="also write JUnit XML, for CI systems")
+    run.add_argument("--progress", action="store_true", help="a line per scenario on stderr (default: on a terminal only)")
     run.add_argument("--update-golden", action="store_true", help="write golden transcripts anew")
     run.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
     run.set_defaults(command=cmd_run)

@@ -40,6 +40,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--harness-agent", metavar="MODULE:FACTORY", default=None,
         help="the agent scenario files are run against (default: the harness_agent ini key, else mini_agent)",
     )
+    group.addoption(
+        "--harness-html", metavar="FILE", default=None,
+        help="write a self-contained HTML report of the scenario items (timelines, fault coverage)",
+    )
     parser.addini("harness_scenario_dirs", "folder names whose YAML files are scenarios", type="args", default=["scenarios"])
     parser.addini("harness_agent", "MODULE:FACTORY of the agent scenario files are run against", default="")
     cassette_fixtures.add_options(parser)
@@ -60,6 +64,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from harness.scenario.pytest_items import AGENT_VARIABLE
 
         os.environ[AGENT_VARIABLE] = config.getoption("--harness-agent")
+    if config.getoption("--harness-html"):
+        from harness.report.pytest_report import HtmlReport
+
+        config.pluginmanager.register(HtmlReport(Path(config.getoption("--harness-html")).resolve()), "harness-html-report")
     if config.getoption("--update-golden"):
         import os
 

@@ -52,6 +52,7 @@ def load_scenario(path: str | Path) -> Scenario:
         expect=_plain(document.get("expect", {})),
         probe=document.get("probe", True),
         agent=document.get("agent"),
+        expect_lines=expect_lines(document.get("expect")),
     )
     problems = scenario_position_problems(scenario, document)
     if problems:
@@ -81,6 +82,7 @@ def _turn(data: dict[str, Any], line: int, base: dict[int, Reply]) -> Turn:
         interrupt=Interrupt(interrupt.get("at_event"), interrupt.get("tool"), interrupt.get("close", False)) if interrupt else None,
         expect=_plain(data.get("expect", {})),
         line=line,
+        expect_lines=expect_lines(data.get("expect")),
     )
 
 
@@ -109,6 +111,16 @@ def reply_from(data: dict[str, Any], line: int | None = None, recorded: Reply | 
         interrupt=data.get("interrupt"),
         line=line,
     )
+
+
+def expect_lines(expect: Any, prefix: str = "") -> dict[str, int]:
+    """The line of each key of an ``expect`` block, nested keys dotted (``mini_agent.sleeps``)."""
+    lines: dict[str, int] = {}
+    for key, (line, _) in getattr(expect, "key_pos", {}).items():
+        lines[f"{prefix}{key}"] = line
+        if isinstance(expect[key], dict):
+            lines |= expect_lines(expect[key], f"{prefix}{key}.")
+    return lines
 
 
 def _event_or(cls: type, key: str, value: Any) -> Any:

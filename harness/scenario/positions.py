@@ -33,6 +33,7 @@ class Frame:
     end: int
     name: str
     detail: str
+    event: dict[str, Any] | None = None  # the event's JSON (None: data that is not JSON)
 
 
 @dataclass(frozen=True)
@@ -120,16 +121,17 @@ def _where(located: Mapping[str, Any], field: str | None) -> tuple[int, int]:
     return getattr(value, "value_pos", {}).get(key, outer) if key else outer
 
 
-def _describe(frame: bytes) -> tuple[str, str]:
-    """The SSE event name of one frame and a few words on what it carries."""
+def _describe(frame: bytes) -> tuple[str, str, dict[str, Any] | None]:
+    """The SSE event name of one frame, a few words on what it carries, its JSON."""
     head, _, rest = frame.partition(b"\n")
     name = head.decode("utf-8", "replace").removeprefix("event: ").strip()
     data = rest.decode("utf-8", "replace").removeprefix("data: ").strip()
     try:
         event = json.loads(data)
     except ValueError:
-        return name, "data that is not JSON"
-    return name, _detail(event if isinstance(event, dict) else {})
+        return name, "data that is not JSON", None
+    event = event if isinstance(event, dict) else {}
+    return name, _detail(event), event
 
 
 def _detail(event: dict[str, Any]) -> str:
