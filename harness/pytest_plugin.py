@@ -25,6 +25,7 @@ from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by
 )
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
+PROGRESS_PLUGIN = "harness-example-progress"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,6 +44,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--harness-html", metavar="FILE", default=None,
         help="write a self-contained HTML report of the scenario items (timelines, fault coverage)",
+    )
+    group.addoption(
+        "--harness-progress", metavar="SECONDS", type=float, default=None,
+        help="every SECONDS, a line per running hypothesis test with the examples it has run",
     )
     parser.addini("harness_scenario_dirs", "folder names whose YAML files are scenarios", type="args", default=["scenarios"])
     parser.addini("harness_agent", "MODULE:FACTORY of the agent scenario files are run against", default="")
@@ -68,6 +73,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from harness.report.pytest_report import HtmlReport
 
         config.pluginmanager.register(HtmlReport(Path(config.getoption("--harness-html")).resolve()), "harness-html-report")
+    if config.getoption("--harness-progress"):
+        from harness.report.pytest_progress import ExampleProgress
+
+        config.pluginmanager.register(ExampleProgress(config, config.getoption("--harness-progress")), PROGRESS_PLUGIN)
     if config.getoption("--update-golden"):
         import os
 
