@@ -73,7 +73,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from harness.report.pytest_report import HtmlReport
 
         config.pluginmanager.register(HtmlReport(Path(config.getoption("--harness-html")).resolve()), "harness-html-report")
-    if config.getoption("--harness-progress"):
+    if config.getoption("--harness-progress") is not None:
         from harness.report.pytest_progress import ExampleProgress
 
         config.pluginmanager.register(ExampleProgress(config, config.getoption("--harness-progress")), PROGRESS_PLUGIN)

@@ -130,3 +130,11 @@ def test_harness_events_lists_every_reply_of_every_turn(capsys):
 def test_harness_events_names_the_turns_and_replies_there_are(capsys, argv, said):
     assert main(["events", "scenarios/stream/cut_after_event.yaml", *argv]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_harness_events_shows_a_fault_aimed_past_its_reply_instead_of_refusing_the_file(tmp_path, capsys):
+    path = scenario_with(tmp_path, "cut: {after_event: 99}")
+    assert main(["events", str(path)]) == 0
+    assert "✗ cannot be served: `cut.after_event: 99` is beyond the reply (events 1 to 6 as served; valid: 0 to 6)" in (
+        capsys.readouterr().out)
+    assert main(["lint", str(path)]) == 1

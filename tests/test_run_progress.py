@@ -11,6 +11,8 @@ from pathlib import Path
 
 from harness.cli import main
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parents[1]
 PRESSES_CTRL_C = '''\
 """mini_agent, but the user presses Ctrl+C while the second scenario is being set up
@@ -73,3 +75,23 @@ def test_a_sigint_the_scenario_sends_itself_does_not_stop_the_run():
     done = harness("run", "scenarios/interrupts")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ctrl-c-while-a-command-runs" in done.stdout and "interrupted" not in done.stdout.splitlines()[-1]
+
+
+def test_harness_progress_counts_the_examples_of_a_running_property(pytester):
+    pytester.makepyfile(test_prop='''
+from hypothesis import given, settings, strategies as st
+
+@settings(max_examples=20, database=None, derandomize=True)
+@given(st.integers())
+def test_any_integer(n):
+    assert isinstance(n, int)
+
+def test_plain():
+    pass
+''')
+    result = pytester.runpytest_subprocess("-p", "harness.pytest_plugin", "--harness-progress", "0", "-q")
+    result.assert_outcomes(passed=2)
+    err = "\n".join(result.errlines)
+    assert "[progress] test_prop.py::test_any_integer: 1 examples run (max_examples 20), " in err
+    assert "[progress] test_prop.py::test_any_integer: done, 20 examples in " in err
+    assert "test_plain" not in err

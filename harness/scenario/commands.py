@@ -40,7 +40,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_events(args: argparse.Namespace) -> int:
-    print(list_events(load_scenario(args.scenario), turn=args.turn, reply=args.reply))
+    scenario = load_scenario(args.scenario, positions=False)  # a fault aimed past its reply is shown, not refused
+    print(list_events(scenario, turn=args.turn, reply=args.reply))
     return 0
 
 

@@ -5,7 +5,7 @@ fake API serves them, and where its fault ends the stream, so that ``after_event
 from __future__ import annotations
 
 from harness.scenario.model import Scenario
-from harness.scenario.positions import ServedReply, serve
+from harness.scenario.positions import ServedReply, serve, without_fault
 from harness.scenario.responder import DEFAULT_MODEL
 
 
@@ -35,13 +35,17 @@ def list_events(scenario: Scenario, *, turn: int | None = None, reply: int | Non
             if (turn is None or t == turn) and (reply is None or k == reply):
                 where = f" (line {candidate.line})" if candidate.line else ""
                 lines += ["", f"turn {t}, reply {k}{where}: {candidate.describe()}"]
-                lines += _reply_lines(serve(candidate, model=model, number=request))
+                lines += _reply_lines(serve(candidate, model=model, number=request), model, request)
     return "\n".join(lines)
 
 
-def _reply_lines(served: ServedReply) -> list[str]:
+def _reply_lines(served: ServedReply, model: str, number: int) -> list[str]:
     if served.problem is not None:
-        return [f"  ✗ cannot be served: {served.problem}"]
+        said = [f"  ✗ cannot be served: {served.problem}"]
+        if served.problem_field is None:
+            return said
+        rest = serve(without_fault(served.reply, served.problem_field), model=model, number=number)
+        return [f"  without `{served.problem_field}`:", *_reply_lines(rest, model, number), *said]
     plan = served.plan
     assert plan is not None
     if plan.connection is not None:

@@ -93,11 +93,11 @@ def position_problems(reply: Reply, located: Mapping[str, Any], *, model: str = 
         problems.append(Problem(*_where(located, field), served.problem))
         if field is None:
             return problems
-        reply = _without(reply, field)
+        reply = without_fault(reply, field)
     return problems
 
 
-def _without(reply: Reply, field: str) -> Reply:
+def without_fault(reply: Reply, field: str) -> Reply:
     """``reply`` without the fault ``field`` belongs to."""
     head = field.split(".", 1)[0]
     if head.startswith("insert["):
