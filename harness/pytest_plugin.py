@@ -49,6 +49,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--harness-progress", metavar="SECONDS", type=float, default=None,
         help="every SECONDS, a line per running hypothesis test with the examples it has run",
     )
+    group.addoption(
+        "--harness-hypothesis-output", action="store_true", default=False,
+        help="show hypothesis' own report of a failing property, not only the harness's scenario and timeline",
+    )
     parser.addini("harness_scenario_dirs", "folder names whose YAML files are scenarios", type="args", default=["scenarios"])
     parser.addini("harness_agent", "MODULE:FACTORY of the agent scenario files are run against", default="")
     cassette_fixtures.add_options(parser)
@@ -92,6 +96,19 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A property's counterexample is reported as its scenario and timeline only."""
+    outcome = yield
+    report = outcome.get_result()
+    if call.excinfo is None or report.passed or item.config.getoption("--harness-hypothesis-output"):
+        return
+    from harness.scenario.found import Counterexample
+
+    if isinstance(call.excinfo.value, Counterexample):
+        report.longrepr = f"{call.excinfo.value}\n(hypothesis' own report: --harness-hypothesis-output)"
 
 
 @pytest.fixture

@@ -48,12 +48,21 @@ def check_applies(mutant: Mutant, source: Path = ROOT / "mini_agent") -> None:
             raise MutantError(f"{mutant.id}: {edit.file} holds {count} copies of {edit.find!r}, not one")
 
 
+COPIED = ("harness", "mini_agent", "examples", "scenarios", "cassettes", "tests", "conftest.py", "pyproject.toml")
+
+
 def plant(mutant: Mutant, folder: Path) -> Path:
-    """A copy of mini_agent with ``mutant`` in it, under ``folder``: the path to put
-    first on PYTHONPATH."""
+    """A copy of the project with ``mutant`` in its mini_agent, under ``folder``: the
+    folder to run the suites in, first on PYTHONPATH (pytest puts a rootdir with a
+    conftest.py first on the path too, so the copy is a whole one)."""
     check_applies(mutant)
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__", "found"))
+        elif source.exists():
+            shutil.copy2(source, folder / name)
     target = folder / "mini_agent"
-    shutil.copytree(ROOT / "mini_agent", target, ignore=shutil.ignore_patterns("__pycache__"))
     for edit in mutant.edits:
         path = target / edit.file
         path.write_text(path.read_text(encoding="utf-8").replace(edit.find, edit.replace), encoding="utf-8")

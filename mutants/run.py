@@ -17,11 +17,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .plant import ROOT, Mutant, load_mutants, plant
+from .plant import Mutant, load_mutants, plant
 
 LIBRARY = [sys.executable, "-P", "-m", "harness", "run", "scenarios/"]
-PROPERTIES = [sys.executable, "-P", "-m", "pytest", "tests/properties", "-q", "-x", "-p", "no:cacheprovider",
-              "--import-mode=append"]
+PROPERTIES = [sys.executable, "-P", "-m", "pytest", "tests/properties", "-q", "-x", "-p", "no:cacheprovider"]
 TIMEOUT = 900
 
 
@@ -46,19 +45,19 @@ def main(argv: list[str] | None = None) -> int:
 
 def _try(mutant: Mutant, *, properties: bool) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix=f"mutant-{mutant.id}-") as tmp:
-        folder = plant(mutant, Path(tmp))
+        folder = plant(mutant, Path(tmp) / "project")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")])),
                "HYPOTHESIS_PROFILE": "ci", "HARNESS_FOUND_DIR": str(Path(tmp) / "found")}
-        library = _killed(LIBRARY, env)
-        props = _killed(PROPERTIES + ["--harness-found-dir", str(Path(tmp) / "found")], env) if properties else None
+        library = _killed(LIBRARY, env, folder)
+        props = _killed(PROPERTIES + ["--harness-found-dir", str(Path(tmp) / "found")], env, folder) if properties else None
     row = {"id": mutant.id, "why": mutant.why, "library": library, "properties": props, "equivalent": mutant.equivalent}
     print(f"{mutant.id}: library {_word(library)}, properties {_word(props)}", flush=True)
     return row
 
 
-def _killed(command: list[str], env: dict[str, str]) -> bool:
+def _killed(command: list[str], env: dict[str, str], folder: Path) -> bool:
     try:
-        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+        done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return True  # a hang is caught too: CI would not finish
     return done.returncode != 0

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def planted_copy(folder: Path, module: str, old: str, new: str) -> Path:
     """A copy of mini_agent in ``folder`` with ``old`` replaced by ``new`` in ``module``
     (a path inside mini_agent/); the folder to put first on PYTHONPATH."""
+    folder.mkdir(parents=True, exist_ok=True)
     shutil.copytree(ROOT / "mini_agent", folder / "mini_agent", ignore=shutil.ignore_patterns("__pycache__"))
     target = folder / "mini_agent" / module
     text = target.read_text(encoding="utf-8")

@@ -210,3 +210,41 @@ def test_the_properties_hold_for_the_careful_agent_too(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert " passed" in run.stdout.splitlines()[-1]
+
+
+class TriesTwice(RetriesBySDK):
+    """Sends a failed request once more, whatever the failure (Claude Code does so on a 401)."""
+
+    def __init__(self, ctx: AgentContext) -> None:
+        super().__init__(ctx)
+        self.client = ctx.client.with_options(max_retries=0)
+
+    def run_turn(self, text: str) -> None:
+        try:
+            super().run_turn(text)
+        except anthropic.APIStatusError:
+            super().run_turn(text)
+
+
+ONE_FINAL_ERROR = """\
+name: one-final-error
+about: One {status}, then nothing more.
+turns:
+  - user: Hello
+    replies: [error: {status}]
+    expect: {{end: error}}
+"""
+
+
+@pytest.mark.parametrize(("status", "fails"), [(401, False), (403, False), (400, True)])
+def test_a_second_try_after_a_final_error_is_reported_and_fails_only_after_a_400(
+    tmp_path: Path, status: int, fails: bool
+) -> None:
+    (tmp_path / "s.yaml").write_text(ONE_FINAL_ERROR.format(status=status))
+    outcome = run_scenario(load_scenario(tmp_path / "s.yaml"), agent=TriesTwice)
+    assert [r.repeated for r in outcome.requests[:2]] == [False, True]  # the same answer again, not a harness 500
+    if fails:
+        assert any("which the API rejected as invalid" in p for p in outcome.problems), format_timeline(outcome)
+    else:
+        assert outcome.passed, format_timeline(outcome)
+        assert any("tries again after the non-retryable failure" in n for n in outcome.notes)

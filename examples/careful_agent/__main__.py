@@ -20,10 +20,16 @@ def show(kind: str, data: Any) -> None:
     elif kind != "tool_result":
         print(f"\n! {data}")
 
-agent = make_agent(SimpleNamespace(client=anthropic.Anthropic(), workspace=Path.cwd(), on_event=show))
-while True:
-    try:
-        line = input("\n> ")
-    except (EOFError, KeyboardInterrupt):
-        break
-    print(f"\n({agent.run_turn(line).ending})")
+
+def main() -> None:
+    agent = make_agent(SimpleNamespace(client=anthropic.Anthropic(), workspace=Path.cwd(), on_event=show))
+    while True:
+        try:
+            line = input("\n> ")
+        except (EOFError, KeyboardInterrupt):
+            break
+        print(f"\n({agent.run_turn(line).ending})")
+
+
+if __name__ == "__main__":
+    main()

@@ -117,5 +117,8 @@ def factory(ctx: AgentContext) -> MiniAgentUnderTest:
     run's clock, on the SDK client it builds for itself in production (``sdk_client``),
     whose HTTP goes to the scenario."""
     build = mini_agent_factory(settings_for(ctx.settings), settings_sources={name: "scenario" for name in ctx.settings})
-    client = sdk_client(api_key=ctx.api_key, http_client=ctx.http_client) if ctx.http_client else ctx.client
+    if ctx.http_client is not None:
+        client = sdk_client(api_key=ctx.api_key, http_client=ctx.http_client)
+    else:
+        client = ctx.client.with_options(max_retries=0)
     return build(client, ctx.clock, ctx.workspace)

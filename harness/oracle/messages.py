@@ -110,18 +110,20 @@ def _content_rules(
         if not final_assistant:
             yield Violation(f"messages.{index}", wording.EMPTY_MESSAGE)
         return
-    texts = [b.get("text") for b in blocks if isinstance(b, _MAPPING) and b.get("type") == "text"]
-    if "" in texts:
-        yield Violation("messages", wording.EMPTY_TEXT)
+    texts = [(k, b.get("text")) for k, b in enumerate(blocks) if isinstance(b, _MAPPING) and b.get("type") == "text"]
+    at = f"messages.{index}.content"
+    empty = next((k for k, text in texts if text == ""), None)
+    if empty is not None:
+        yield Violation("messages", wording.EMPTY_TEXT, at=f"{at}.{empty}")
     elif not final_assistant and len(texts) == len(blocks) and all(
-        isinstance(t, str) and not t.strip() for t in texts
+        isinstance(t, str) and not t.strip() for _, t in texts
     ):
-        yield Violation("messages", wording.WHITESPACE_TEXT)
+        yield Violation("messages", wording.WHITESPACE_TEXT, at=f"{at}.0")
     last = blocks[-1]
     if final_assistant and isinstance(last, _MAPPING) and last.get("type") == "text":
         text = last.get("text")
         if isinstance(text, str) and text != text.rstrip():
-            yield Violation("messages", wording.TRAILING_WHITESPACE)
+            yield Violation("messages", wording.TRAILING_WHITESPACE, at=f"{at}.{len(blocks) - 1}")
     types = [b.get("type") if isinstance(b, _MAPPING) else None for b in blocks]
     if role == "assistant" and types[0] not in _THINKING and any(t in _THINKING for t in types):
         yield Violation(f"messages.{index}.content.0", wording.THINKING_FIRST.format(found=types[0]))

@@ -43,7 +43,7 @@ def error_body(violations: Sequence[Violation], *, request_id: str | None = None
         raise ValueError("error_body needs at least one violation")
     body: dict[str, Any] = {
         "type": "error",
-        "error": {"type": "invalid_request_error", "message": str(violations[0])},
+        "error": {"type": "invalid_request_error", "message": violations[0].api_text},
     }
     if request_id is not None:
         body["request_id"] = request_id

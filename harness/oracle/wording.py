@@ -52,10 +52,20 @@ INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
 
 @dataclass(frozen=True)
 class Violation:
-    """One broken rule, with the API's path (``messages.3.content.0``) and wording."""
+    """One broken rule, with the API's path (``messages.3.content.0``) and wording.
+
+    Where the API's own text names no block (``messages: text content blocks must be
+    non-empty``), ``at`` says which one: shown to people beside the API's text, never
+    inside it (``api_text`` is what the API would answer)."""
 
     path: str
     message: str
+    at: str = ""
+
+    @property
+    def api_text(self) -> str:
+        """The message exactly as the live API words it."""
+        return f"{self.path}: {self.message}" if self.path else self.message
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        return f"{self.api_text} (at {self.at})" if self.at and self.at != self.path else self.api_text

@@ -78,6 +78,8 @@ def problem_line(problem: str, outcome: Outcome | None) -> int | None:
         found = _FILE_LINE.match(problem)
         return int(found.group(1)) if found else None
     scenario = outcome.scenario
+    if found := re.search(rf"\({re.escape(str(scenario.path))}:(\d+)\)$", problem):  # the check said where
+        return int(found.group(1))
     if found := _REPLY_LINE.search(problem):
         return int(found.group(1))
     if found := _TURN_EXPECT.match(problem):

@@ -12,6 +12,7 @@ them, and the outcome lists them as not checked for the others.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from harness.scenario.agent_expectations import (
@@ -46,9 +47,16 @@ def check_expectations(outcome: Outcome) -> list[str]:
             found += [f"{AGENT_BLOCK}.{p}" for p in _all_problems(outcome, turn, expect[AGENT_BLOCK], exchanges)]
         elif AGENT_BLOCK in expect:
             outcome.not_checked += [f"turn {turn.number}: expect.{AGENT_BLOCK}.{k} (mini_agent only)" for k in expect[AGENT_BLOCK]]
-        problems += [f"turn {turn.number}: expect.{p}" for p in found]
+        problems += [f"turn {turn.number}: expect.{p}{_where(outcome, spec.expect_lines, p, spec.line)}" for p in found]
     problems += _scenario_problems(outcome, outcome.scenario.expect, mini_agent)
     return problems
+
+
+def _where(outcome: Outcome, lines: dict[str, int], problem: str, fallback: int) -> str:
+    """`` (file:line)`` of the expectation a problem is about."""
+    key = re.match(r"[a-z_]+(?:\.[a-z_]+)?", problem)
+    line = lines.get(key.group(0), lines.get(key.group(0).split(".")[0], fallback)) if key else fallback
+    return f" ({outcome.scenario.path}:{line})" if line else ""
 
 
 def _all_problems(outcome: Outcome, turn: TurnRecord, expect: dict[str, Any], exchanges: list[ToolExchange]) -> list[str]:
@@ -93,8 +101,10 @@ def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: boo
     made = sum(len(turn.requests) for turn, _ in zip(outcome.turns, outcome.scenario.turns))  # not the probe's
     if "requests" in expect and made != expect["requests"]:
         problems.append(f"expect.requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)")
+    lines = outcome.scenario.expect_lines
     for name, wanted in expect.get("files", {}).items():
-        problems += [f"expect.files.{name}: {p}" for p in _file_problems(outcome.files, name, wanted)]
+        where = _where(outcome, lines, f"files.{name}", lines.get("files", 0))
+        problems += [f"expect.files.{name}: {p}{where}" for p in _file_problems(outcome.files, name, wanted)]
     if "transcript" in expect and mini_agent:
         problems += transcript_problems(outcome, expect["transcript"])
     elif "transcript" in expect:

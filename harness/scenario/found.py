@@ -28,6 +28,7 @@ from harness.scenario.runner import run_scenario
 from harness.scenario.timeline import format_timeline
 
 FOUND_DIR_VARIABLE = "HARNESS_FOUND_DIR"
+TIMELINE_LINES = 16
 DEFAULT_FOUND_DIR = Path("scenarios/found")
 Check = Callable[[Outcome], list[str]]
 
@@ -76,10 +77,24 @@ def run_and_record(
         raise Counterexample(f"running the scenario raised; {_where(path)}", path) from error
     if problems:
         path = save_counterexample(scenario, problems, folder=folder)
-        timeline = format_timeline(outcome)
-        extra = "\n".join(f"  ✗ {p}" for p in problems[len(outcome.problems):])
-        raise Counterexample("\n".join(filter(None, [timeline, extra, _where(path)])), path)
+        raise Counterexample(counterexample_text(scenario, outcome, problems, path), path)
     return outcome
+
+
+def counterexample_text(scenario: Scenario, outcome: Outcome, problems: list[str], path: Path | None) -> str:
+    """A failure in about forty lines: the problems, the scenario as YAML (ready for
+    ``scenarios/regressions/``) and the timeline, cut down around what went wrong."""
+    yaml_text = dump_scenario(replace(scenario, name="regression", about=problems[0][:200]))
+    timeline = [line for line in format_timeline(outcome).splitlines()[2:] if "✗" not in line and "⚠" not in line]
+    if len(timeline) > TIMELINE_LINES:
+        timeline = timeline[: TIMELINE_LINES // 2] + ["  …"] + timeline[-TIMELINE_LINES // 2 :]
+    return "\n".join([
+        f"the property failed: {len(problems)} problem(s)",
+        *(f"  ✗ {p.splitlines()[0]}" for p in problems[:6]),
+        "", "the scenario:", *("  " + line for line in yaml_text.splitlines()),
+        "", "the run:", *timeline,
+        *([_where(path)] if path else []),
+    ])
 
 
 def settled_scenario(outcome: Outcome) -> Scenario | None:

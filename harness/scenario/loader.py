@@ -52,9 +52,9 @@ def load_scenario(path: str | Path, *, positions: bool = True) -> Scenario:
         settings=dict(document.get("settings", {})),
         workspace=dict(document.get("workspace", {})),
         expect=_plain(document.get("expect", {})),
+        expect_lines=key_lines(document.get("expect", {})),
         probe=document.get("probe", True),
         agent=document.get("agent"),
-        expect_lines=expect_lines(document.get("expect")),
     )
     problems = scenario_position_problems(scenario, document) if positions else []
     if problems:
@@ -84,7 +84,7 @@ def _turn(data: dict[str, Any], line: int, base: dict[int, Reply]) -> Turn:
         interrupt=Interrupt(interrupt.get("at_event"), interrupt.get("tool"), interrupt.get("close", False)) if interrupt else None,
         expect=_plain(data.get("expect", {})),
         line=line,
-        expect_lines=expect_lines(data.get("expect")),
+        expect_lines=key_lines(data.get("expect", {})),
     )
 
 
@@ -115,13 +115,13 @@ def reply_from(data: dict[str, Any], line: int | None = None, recorded: Reply | 
     )
 
 
-def expect_lines(expect: Any, prefix: str = "") -> dict[str, int]:
-    """The line of each key of an ``expect`` block, nested keys dotted (``mini_agent.sleeps``)."""
+def key_lines(expect: Any, prefix: str = "") -> dict[str, int]:
+    """The line of each key of a located ``expect`` mapping, nested blocks as ``block.key``."""
     lines: dict[str, int] = {}
     for key, (line, _) in getattr(expect, "key_pos", {}).items():
         lines[f"{prefix}{key}"] = line
         if isinstance(expect[key], dict):
-            lines |= expect_lines(expect[key], f"{prefix}{key}.")
+            lines |= key_lines(expect[key], f"{prefix}{key}.")
     return lines
 
 

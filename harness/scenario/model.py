@@ -28,7 +28,7 @@ class Turn:
     interrupt: Interrupt | None = None
     expect: dict[str, Any] = field(default_factory=dict)
     line: int = 0
-    expect_lines: dict[str, int] = field(default_factory=dict, compare=False)  # "requests", "mini_agent.sleeps" → line
+    expect_lines: dict[str, int] = field(default_factory=dict, compare=False)  # "requests", "mini_agent.notices" → line
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Scenario:
     expect: dict[str, Any] = field(default_factory=dict)
     probe: bool = True
     agent: str | None = None  # run for this agent only (``mini_agent``)
-    expect_lines: dict[str, int] = field(default_factory=dict, compare=False)  # "requests", "files.a.txt" → line
+    expect_lines: dict[str, int] = field(default_factory=dict, compare=False)
 
 
 class ScenarioError(ValueError):

@@ -13,9 +13,10 @@ from typing import Any, Iterable, Mapping
 from harness.oracle import Violation, check_request, wording
 from harness.oracle import error_body as violations_body
 from harness.oracle.betas import request_betas
+from harness.oracle.retry import status_is_retryable
 from harness.scenario.tool_map import ToolMap
 from harness.wire import json_body
-from harness.wire.api_errors import error_body
+from harness.wire.api_errors import api_error, error_body
 from harness.wire.clock import EPOCH_ORIGIN, VirtualClock
 from harness.wire.plan import WirePlan, json_plan, plan_reply
 from harness.wire.replies import Reply
@@ -40,6 +41,7 @@ class RecordedRequest:
     plan: WirePlan | None = None
     violations: list[Violation] = field(default_factory=list)
     finished: float | None = None  # when the answer was over: the body read, or the connection failed
+    repeated: bool = False  # a final error served again: the request came after the turn's replies ran out
 
     def ended(self, at: float) -> None:
         """Note when the answer was over (the first time only)."""
@@ -114,16 +116,20 @@ class Responder:
                 record.plan = json_plan(400, error_body_with_id(record.violations, request_id), request_id)
                 return record.plan
         if self._served_in_queue >= len(self._queue):
-            message = (
-                f"the agent made request {self._served_in_queue + 1} but {self._label} "
-                f"has {len(self._queue)} replies"
-            )
-            self.problems.append(message)
-            plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
-            plan.headers["x-should-retry"] = "false"
-            return plan
-        reply = self.tool_map.reply_for_agent(self._queue[self._served_in_queue])
-        self._served_in_queue += 1
+            again = self._final_error()
+            if again is None:
+                message = (
+                    f"the agent made request {self._served_in_queue + 1} but {self._label} "
+                    f"has {len(self._queue)} replies"
+                )
+                self.problems.append(message)
+                plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
+                plan.headers["x-should-retry"] = "false"
+                return plan
+            reply, record.repeated = again, True  # the API answers what it refused the same way again
+        else:
+            reply = self.tool_map.reply_for_agent(self._queue[self._served_in_queue])
+            self._served_in_queue += 1
         record.reply = reply
         model = (body.get("model") if isinstance(body, dict) else None) or self.model
         try:
@@ -139,6 +145,16 @@ class Responder:
             return record.plan
         self._remember_signatures(record.plan, model)
         return record.plan
+
+    def _final_error(self) -> Reply | None:
+        """The last reply served in this queue when it was an error that sending the
+        request again cannot change (a 401, a 400, ``x-should-retry: false``)."""
+        if not self._served_in_queue:
+            return None
+        last = self._queue[self._served_in_queue - 1]
+        if last.error is None or last.connection is not None:
+            return None
+        return None if status_is_retryable(api_error(last.error).status, last.headers) else last
 
     def _remember_signatures(self, plan: WirePlan, model: str) -> None:
         """Thinking signatures are bound to the model that wrote them."""

@@ -52,6 +52,7 @@ def _request_summary(request: Any) -> str:
     body = request.body if isinstance(request.body, dict) else {}
     messages = len(body.get("messages", []))
     reply = request.reply.describe() if request.reply else ("rejected" if request.violations else "no reply left")
+    reply += " (again: no reply was left)" if getattr(request, "repeated", False) else ""
     status = "" if request.plan is None or request.plan.connection else f" [{request.plan.status}]"
     verdict = "; ".join(str(v) for v in request.violations)
     invalid = f" ✗ invalid: {verdict}" if verdict else ""

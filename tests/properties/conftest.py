@@ -67,9 +67,3 @@ def pytest_configure(config: pytest.Config) -> None:
     if PROFILE in LONG_PROFILES and not config.pluginmanager.has_plugin(PROGRESS_PLUGIN):
         config.pluginmanager.register(ExampleProgress(config, PROGRESS_EVERY), PROGRESS_PLUGIN)
 
-
-AGENT = os.environ.get("HARNESS_AGENT") or None
-"""The agent the properties run against (``--harness-agent`` or ``$HARNESS_AGENT``; None:
-mini_agent). Another agent gets Ctrl+C only where any agent can meet it: while a reply
-streams (mini_agent's events also let it come at an event or as a tool is called)."""
-AGENT_EVENTS = AGENT is None

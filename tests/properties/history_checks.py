@@ -59,4 +59,22 @@ def no_partial_messages(outcome: Outcome) -> list[str]:
     return problems
 
 
-HISTORY_CHECKS = (tool_uses_answered_once, no_partial_messages)
+def mini_agent_shows_every_retry(outcome: Outcome) -> list[str]:
+    """mini_agent makes every retry visible: a ``Retrying in`` notice per request that
+    follows a failure in its turn, and an ``API Error`` notice when a turn ends on one.
+    (Other agents word things their own way: not checked for them.)"""
+    if outcome.agent_name != "mini_agent":
+        return []
+    problems = []
+    for turn in outcome.turns:
+        retries = sum(failed(before) for before in turn.requests[:-1])
+        notices = [getattr(n, "text", "") for n in turn.of_type("Notice")]
+        shown = sum("Retrying in" in text for text in notices)
+        if not retries <= shown <= retries + turn.interrupted:  # Ctrl+C may come between a notice and its retry
+            problems.append(f"{turn.label}: {retries} retries, {shown} 'Retrying in' notice(s): {notices}")
+        if turn.end == "error" and not any(text.startswith("API Error") for text in notices):
+            problems.append(f"{turn.label}: ended on an error without saying which: {notices}")
+    return problems
+
+
+HISTORY_CHECKS = (tool_uses_answered_once, no_partial_messages, mini_agent_shows_every_retry)

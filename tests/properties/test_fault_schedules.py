@@ -14,10 +14,10 @@ from harness.scenario.model import Interrupt, Scenario, Turn
 from harness.scenario.runner import run_scenario
 from harness.scenario.served import failed
 from harness.strategies import scenarios
-from harness.wire.replies import Reply
+from harness.wire.replies import ErrorEvent, Reply
 
+from .agent import AGENT, AGENT_EVENTS
 from .budget import examples
-from .conftest import AGENT, AGENT_EVENTS
 from .history_checks import HISTORY_CHECKS
 
 
@@ -36,12 +36,19 @@ PAUSE_TURN_WITH_TRAILING_SPACE = found(
 END_AFTER_MESSAGE_DELTA = found(
     "the stream ends after message_delta", Reply(message={"text": "Hi"}, end_early=5), Reply(message={"text": "Hi"}), requests=2
 )
+A_400_IS_FINAL = found("a 400 is never sent again", Reply(error="invalid_request"), requests=1, end="error")
+A_400_IN_THE_STREAM_IS_FINAL = found(
+    "an invalid_request_error inside the stream is final",
+    Reply(message={"text": "Hello"}, error_event=ErrorEvent(3, "invalid_request_error", "bad")), requests=1, end="error",
+)
 CTRL_C_AT_THE_ERROR_NOTICE = found("Ctrl+C at the error notice", Reply(error="authentication"), interrupt=Interrupt(at_event=1))
 
 
 @example(MAX_TOKENS_WHILE_THINKING)
 @example(PAUSE_TURN_WITH_TRAILING_SPACE)
 @example(END_AFTER_MESSAGE_DELTA)
+@example(A_400_IS_FINAL)
+@example(A_400_IN_THE_STREAM_IS_FINAL)
 @examples(1)
 @given(scenarios(interrupts=False))
 def test_any_fault_schedule_ends_the_turn_with_a_valid_history(scenario: Scenario) -> None:

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
+import httpx2
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
@@ -39,7 +40,7 @@ from harness.strategies import (
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
 
-from .conftest import AGENT, AGENT_EVENTS
+from .agent import AGENT, AGENT_EVENTS
 
 MAX_RETRIES = 2
 WORKSPACE = {"notes.txt": "alpha\nbeta\n", "src/app.py": "print('hi')\n"}
@@ -66,7 +67,10 @@ class AgentSession(RuleBasedStateMachine):
         self.responder = Responder(clock=VirtualClock())
         transport = ScenarioTransport(self.responder)
         client, async_client = scenario_clients(transport)
-        ctx = AgentContext(client, async_client, workspace, self.responder.clock, TEST_API_KEY, self.scenario.settings)
+        ctx = AgentContext(
+            client, async_client, workspace, self.responder.clock, TEST_API_KEY, self.scenario.settings,
+            http_client=httpx2.Client(transport=transport),
+        )
         self.agent = build_agent(load_factory(AGENT or DEFAULT_AGENT), ctx)
         self.responder.tool_map = ToolMap(getattr(self.agent, "tool_map", None))
         self.driver = TurnDriver()
