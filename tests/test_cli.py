@@ -71,7 +71,7 @@ def test_run_on_a_folder_with_a_failure_exits_1_and_prints_its_timeline(scenario
     assert f"scenario expects-too-much ({scenarios / 'failing.yaml'})" in timeline
     assert "turn 1 > Say hello" in timeline
     assert "→ request 1: POST /v1/messages (1 messages) ← text [200]" in timeline
-    assert timeline.rstrip().endswith("✗ turn 1: expect.requests: expected 3, the agent made 1")
+    assert timeline.rstrip().endswith(f"✗ turn 1: expect.requests: expected 3, the agent made 1 ({scenarios / 'failing.yaml'}:7)")
     assert "answer-after-overload (" not in timeline
 
 
@@ -85,7 +85,7 @@ def test_run_json_has_one_result_per_scenario(scenarios, capsys):
     assert (passing["passed"], passing["requests"], passing["virtual_seconds"], passing["problems"]) == (True, 3, 1.0, [])
     assert passing["file"] == str(scenarios / "passing.yaml")
     assert failing["passed"] is False
-    assert failing["problems"] == ["turn 1: expect.requests: expected 3, the agent made 1"]
+    assert failing["problems"] == [f"turn 1: expect.requests: expected 3, the agent made 1 ({scenarios / 'failing.yaml'}:7)"]
 
 
 def test_run_reports_a_broken_file_with_its_position(scenarios, capsys):
