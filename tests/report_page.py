@@ -1,10 +1,34 @@
-"""An HTML page read back with the standard library's parser, for the report's tests:
-every tag with its attributes, the ids, and the fault-coverage matrix as rows of cells."""
+"""For the report's tests: a failing scenario (``FAILING``), and an HTML page read back
+with the standard library's parser: every tag with its attributes, the ids, and the
+fault-coverage matrix as rows of cells."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+
+FAILING = """\
+name: expects-the-wrong-wait
+about: A 529 with retry-after, a cut inside the tool call, then the answer; the wait asked for is wrong.
+settings: {max_retries: 5}
+workspace: {README.md: "# Demo\\n"}
+turns:
+  - user: Summarize the README
+    replies:
+      - error: overloaded
+        headers: {retry-after: "2"}
+      - text: Reading it first.
+        tool_use: {name: Read, input: {file_path: README.md}}
+        cut: {in_event: 7, how: rst}
+      - text: Reading it first.
+        tool_use: {name: Read, input: {file_path: README.md}}
+      - text: It is a demo.
+    expect:
+      requests: 4
+      tools: [Read]
+      sleeps: [2.0, 5.0]
+"""
+"""A scenario that fails one expectation after a 529, a cut mid tool input and a tool run."""
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "line", "rect", "path", "circle"}
 

@@ -10,33 +10,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from report_page import Page
+from report_page import FAILING, Page
 
 from harness.cli import main
 
 pytest_plugins = ["pytester"]
 
-FAILING = """\
-name: expects-the-wrong-wait
-about: A 529 with retry-after, a cut inside the tool call, then the answer; the wait asked for is wrong.
-settings: {max_retries: 5}
-workspace: {README.md: "# Demo\\n"}
-turns:
-  - user: Summarize the README
-    replies:
-      - error: overloaded
-        headers: {retry-after: "2"}
-      - text: Reading it first.
-        tool_use: {name: Read, input: {file_path: README.md}}
-        cut: {in_event: 7, how: rst}
-      - text: Reading it first.
-        tool_use: {name: Read, input: {file_path: README.md}}
-      - text: It is a demo.
-    expect:
-      requests: 4
-      tools: [Read]
-      sleeps: [2.0, 5.0]
-"""
 PASSING = """\
 name: answer-after-overload
 about: One 529, then the answer.

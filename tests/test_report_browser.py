@@ -10,6 +10,7 @@ import subprocess
 import zlib
 
 import pytest
+from report_page import FAILING
 
 from harness.cli import main
 
@@ -17,23 +18,6 @@ BROWSER = next((shutil.which(name) for name in ("chromium", "chromium-browser", 
 WIDTH, HEIGHT = 1400, 1800
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--hide-scrollbars")
-FAILING = """\
-name: expects-the-wrong-wait
-about: A 529 with retry-after, a cut inside the tool call, then the answer; the wait asked for is wrong.
-workspace: {README.md: "# Demo\\n"}
-turns:
-  - user: Summarize the README
-    replies:
-      - error: overloaded
-        headers: {retry-after: "2"}
-      - text: Reading it first.
-        tool_use: {name: Read, input: {file_path: README.md}}
-        cut: {in_event: 7, how: rst}
-      - text: Reading it first.
-        tool_use: {name: Read, input: {file_path: README.md}}
-      - text: It is a demo.
-    expect: {requests: 4, tools: [Read], sleeps: [2.0, 5.0]}
-"""
 
 
 def png_size_and_colours(data: bytes) -> tuple[int, int, int]:
