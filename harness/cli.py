@@ -1,9 +1,10 @@
 """``harness`` (also ``python -m harness``): run, lint, play and export scenarios, and
 check saved conversations.
 
-    harness run [PATHS…] [--json] [--update-golden]   run scenarios, a summary table; exit 1 on any failure
+    harness run [PATHS…] [--json] [--html F] [--junit F] [--update-golden]   run scenarios, a summary table; exit 1 on any failure
     harness lint [PATHS…] [--show-commands]           check scenario files without running them; list what they would run
     harness play SCENARIO                             the mini_agent REPL under a scenario, live
+    harness events SCENARIO [--turn N] [--reply K]   each reply's numbered events and byte offsets, as served
     harness schema [-o FILE]                          the JSON Schema of the scenario format
     harness serve SCENARIO [--port N] [--check]        the scenario on a loopback socket, for any client
     harness check-history FILE                        check a saved conversation against the API's rules
@@ -23,7 +24,9 @@ from harness.cassette.log_scrub import scrub_for_log
 from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.cassette.redaction.config import RulesFileError
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
-from harness.scenario.commands import cmd_lint, cmd_play, cmd_run, cmd_schema
+from harness.report.commands import cmd_run
+from harness.scenario.commands import cmd_events, cmd_lint, cmd_play, cmd_schema
+from harness.scenario.event_listing import ListingError
 from harness.scenario.model import ScenarioError
 from harness.scenario.sandbox import PathEscape
 from harness.serve.commands import cmd_serve
@@ -45,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.command(args)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError, ScenarioError, HistoryFileError,
-            AgentSpecError, PathEscape, CassetteError, RulesFileError) as error:
+            AgentSpecError, PathEscape, CassetteError, RulesFileError, ListingError) as error:
         print(f"harness: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -88,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run scenarios and print a summary table")
     run.add_argument("paths", nargs="*", default=DEFAULT_PATHS, help="scenario files or folders (default: scenarios/)")
     run.add_argument("--json", action="store_true", help="print the results as JSON")
+    run.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report (timelines, fault coverage)")
+    run.add_argument("--junit", metavar="FILE", help="also write JUnit XML, for CI systems")
+    run.add_argument("--progress", action="store_true", help="a line per scenario on stderr (default: on a terminal only)")
     run.add_argument("--update-golden", action="store_true", help="write golden transcripts anew")
     run.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
     run.set_defaults(command=cmd_run)
@@ -102,6 +108,15 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("scenario")
     play.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
     play.set_defaults(command=cmd_play)
+    events = commands.add_parser(
+        "events", help="each reply's numbered events and byte offsets, as served",
+        description="Print every reply of a scenario as the fake API serves it: its SSE events numbered from 1 with "
+        "their byte offsets, and where its fault ends the stream; choose after_event, in_event, after_bytes from it.",
+    )
+    events.add_argument("scenario")
+    events.add_argument("--turn", type=int, metavar="N", help="only turn N (from 1)")
+    events.add_argument("--reply", type=int, metavar="K", help="only reply K (from 1) of that turn")
+    events.set_defaults(command=cmd_events)
     schema = commands.add_parser("schema", help="write the JSON Schema of the scenario format")
     schema.add_argument("-o", "--output", help="a file to write (default: standard output)")
     schema.set_defaults(command=cmd_schema)

@@ -26,6 +26,7 @@ from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by
 )
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
+PROGRESS_PLUGIN = "harness-example-progress"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,6 +41,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--harness-agent", metavar="MODULE:FACTORY", default=None,
         help="the agent scenario files are run against (default: the harness_agent ini key, else mini_agent)",
+    )
+    group.addoption(
+        "--harness-html", metavar="FILE", default=None,
+        help="write a self-contained HTML report of the scenario items (timelines, fault coverage)",
+    )
+    group.addoption(
+        "--harness-progress", metavar="SECONDS", type=float, default=None,
+        help="every SECONDS, a line per running hypothesis test with the examples it has run",
     )
     group.addoption(
         "--harness-hypothesis-output", action="store_true", default=False,
@@ -65,6 +74,14 @@ def pytest_configure(config: pytest.Config) -> None:
         from harness.scenario.pytest_items import AGENT_VARIABLE
 
         os.environ[AGENT_VARIABLE] = config.getoption("--harness-agent")
+    if config.getoption("--harness-html"):
+        from harness.report.pytest_report import HtmlReport
+
+        config.pluginmanager.register(HtmlReport(Path(config.getoption("--harness-html")).resolve()), "harness-html-report")
+    if config.getoption("--harness-progress") is not None:
+        from harness.report.pytest_progress import ExampleProgress
+
+        config.pluginmanager.register(ExampleProgress(config, config.getoption("--harness-progress")), PROGRESS_PLUGIN)
     if config.getoption("--update-golden"):
         import os
 

@@ -89,8 +89,10 @@ def test_a_tool_use_needs_a_name_and_an_input() -> None:
 def test_roles_a_missing_role_and_system_messages() -> None:
     assert said(check_history([{"content": "x"}])) == ["messages.0.role: Field required"]
     assert said(check_history([{"role": "tool", "content": "x"}])) == ["messages.0.role: Input should be 'user' or 'assistant'"]
-    # where a system message may stand is not checked: no real error text for it is known
-    assert check_history([{"role": "system", "content": "Be brief."}, USER]) == []
+    assert said(check_history([{"role": "system", "content": "Be brief."}, USER])) == [
+        "messages.0: use the top-level 'system' parameter for the initial system prompt"
+    ]
+    assert check_history([{"role": "system", "content": []}, USER]) == []  # the directive-only form
     assert said(check_history([USER, {"role": "system", "content": [{"type": "text"}]}])) == [
         "messages.1.content.0.text.text: Field required"
     ]

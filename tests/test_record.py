@@ -272,3 +272,34 @@ def test_the_shipped_loopback_cassettes_are_what_their_sources_record(source, tm
         return [{**i, "request": {k: v for k, v in i["request"].items() if k != "uri"}} for i in interactions]
 
     assert without_uri(again) == without_uri(shipped), f"run: python cassettes/regenerate.py {source.stem}"
+
+
+@pytest.fixture
+def dead_port() -> Iterator[int]:
+    """A loopback port that refuses connections: bound, never listening."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+def test_a_recording_that_made_no_interaction_exits_2_and_says_why(tmp_path, monkeypatch, capsys, dead_port):
+    monkeypatch.setenv("MINI_AGENT_MAX_RETRIES", "0")  # mini_agent's own retries wait in real time
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    cassette = tmp_path / "dead.yaml"
+    url = f"http://127.0.0.1:{dead_port}"
+    assert main(["record", "--base-url", url, "--cassette", str(cassette), "--", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "nothing was recorded: none of the agent's 1 request(s) got an answer; the last: ConnectError: " in err
+    assert f"(POST {url}/v1/messages). Is a server listening at that address" in err
+    assert not cassette.exists()
+
+
+def test_a_recording_whose_lines_send_nothing_is_not_a_success(tmp_path, monkeypatch):
+    from harness.cassette.record import NothingRecorded
+
+    with loopback([]) as (server, _):
+        with pytest.raises(NothingRecorded, match="the agent sent no request"):
+            record_session(tmp_path / "c.yaml", ["/status"], base_url=server.url, api_key="test")
+    assert not (tmp_path / "c.yaml").exists()

@@ -49,12 +49,18 @@ def listed_after(message: str, label: str) -> set[str]:
 
 def test_text_that_is_not_yaml_is_reported_where_the_parser_stopped(tmp_path):
     path = write(tmp_path, "name: x\nabout: [unclosed\n")
-    assert only_problem(path) == f"{path}:3:1: not valid YAML: expected ',' or ']', but got '<stream end>'"
+    assert only_problem(path) == (
+        f"{path}:3:1: not valid YAML: the '[' opened on line 2, column 8 is not closed before this point: "
+        "a missing ']' or ',' (the parser says: expected ',' or ']', but got '<stream end>')"
+    )
 
 
 def test_a_tab_in_the_indentation_is_reported_at_the_tab(tmp_path):
     path = write(tmp_path, "name: x\n\tabout: y\n")
-    assert only_problem(path) == f"{path}:2:1: not valid YAML: found character '\\t' that cannot start any token"
+    assert only_problem(path) == (
+        f"{path}:2:1: not valid YAML: a tab character; YAML indents with spaces only "
+        "(the parser says: found character '\\t' that cannot start any token)"
+    )
 
 
 def test_a_key_written_twice_is_reported_at_the_second_one(tmp_path):

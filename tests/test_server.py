@@ -234,7 +234,7 @@ def test_reply_that_cannot_be_served_is_a_500_and_the_log_says_why(serve):
     with pytest.raises(anthropic.InternalServerError) as caught:
         read_stream(client, [])
     assert caught.value.response.headers["x-should-retry"] == "false"
-    assert "ValueError: cut.in_char: no multi-byte UTF-8 character" in server.entries[0].answer
+    assert "PositionError: `cut.in_char: 1`: no multi-byte UTF-8 character" in server.entries[0].answer
 
 
 # -- the other endpoints, keep-alive, HTTP details -------------------------------------

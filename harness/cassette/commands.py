@@ -31,6 +31,10 @@ def cmd_record(args: argparse.Namespace) -> int:
     try:
         factory = load_factory(args.agent) if args.agent else None
         settings = None if factory else settings_from_environment()[0]  # MINI_AGENT_*, as mini_agent reads them
+        print(
+            f"harness record: {len(args.lines)} line(s) into {args.cassette}, each turn shown as it runs "
+            "(Ctrl+C stops and writes nothing)", file=sys.stderr,
+        )
         result = record_session(
             args.cassette, args.lines, base_url=args.base_url, model=args.model, record_mode=args.record_mode,
             match_on=args.match_on, cwd=args.cwd, factory=factory, settings=settings, write=_live,

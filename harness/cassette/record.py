@@ -21,6 +21,7 @@ Errors::
      ├── RedactionError      (harness.cassette.redaction.redact) a body that cannot be
      │                       redacted safely: the recording stopped, nothing was written
      └── RecordingFailed     no API key, or the loopback scenario's server saw problems
+          └── NothingRecorded  no request got an answer (a dead port, a wrong URL): nothing written
     AssertionError
      └── ReplayMismatch      (harness.cassette.diff) record mode ``none``: a request the cassette lacks
 """
@@ -56,6 +57,10 @@ class CassetteExists(FileExistsError):
 
 class RecordingFailed(ValueError):
     """A recording that cannot start or whose loopback server saw problems."""
+
+
+class NothingRecorded(RecordingFailed):
+    """The session made no interaction: the agent sent nothing, or nothing answered it."""
 
 
 @dataclass
@@ -169,6 +174,8 @@ def record_session(
             raise RedactionError(f"the recording stopped and nothing was written: {scrubber.failures[0]}")
         if guard.mismatches or async_guard.mismatches:
             raise (guard.mismatches or async_guard.mismatches)[0]
+        _check_answered(guard.requests + async_guard.requests, guard.failures + async_guard.failures,
+                        guard.answered + async_guard.answered)
         if before_save is not None:
             before_save()
     written = _identity(path) not in (None, before)
@@ -189,6 +196,19 @@ def check_base_url(url: str) -> None:
         raise RecordingFailed(f"--base-url {url!r}: not a usable URL; give {choices}")
     if port == 0:
         raise RecordingFailed(f"--base-url {url!r}: the port must be from 1 to 65535")
+
+
+def _check_answered(requests: int, failures: list[str], answered: int) -> None:
+    """NothingRecorded when no request got an answer, saying why."""
+    if answered:
+        return
+    if not requests:
+        raise NothingRecorded("nothing was recorded: the agent sent no request (were all the lines REPL commands?)")
+    last = failures[-1] if failures else "no response"
+    raise NothingRecorded(
+        f"nothing was recorded: none of the agent's {requests} request(s) got an answer; the last: {last}. "
+        "Is a server listening at that address (--base-url, ANTHROPIC_BASE_URL)?"
+    )
 
 
 def _mini_agent(settings: Any, model: str | None) -> AgentFactory:

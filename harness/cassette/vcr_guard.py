@@ -27,6 +27,11 @@ class _GuardBase:
     def __init__(self) -> None:
         self.mismatches: list[ReplayMismatch] = []
         self.requests = 0
+        self.answered = 0  # requests that got a response, recorded or replayed
+        self.failures: list[str] = []  # why the others got none: "ConnectError: … (POST http://…)"
+
+    def _failed(self, request: httpx2.Request, error: Exception) -> None:
+        self.failures.append(f"{type(error).__name__}: {error} ({request.method} {request.url})")
 
     def _translate(self, error: Exception) -> ReplayMismatch:
         mismatch = mismatch_from_vcr(error, self.requests)
@@ -47,11 +52,16 @@ class VcrGuard(_GuardBase, httpx2.BaseTransport):
 
         self.requests += 1
         try:
-            return self.transport.handle_request(request)
+            response = self.transport.handle_request(request)
         except CannotOverwriteExistingCassetteException as error:
             return mismatch_response(self._translate(error))
         except RedactionError as error:
             return refusal(STOPPED + str(error))
+        except Exception as error:
+            self._failed(request, error)
+            raise
+        self.answered += 1
+        return response
 
     def close(self) -> None:
         self.transport.close()
@@ -69,11 +79,16 @@ class AsyncVcrGuard(_GuardBase, httpx2.AsyncBaseTransport):
 
         self.requests += 1
         try:
-            return await self.transport.handle_async_request(request)
+            response = await self.transport.handle_async_request(request)
         except CannotOverwriteExistingCassetteException as error:
             return mismatch_response(self._translate(error))
         except RedactionError as error:
             return refusal(STOPPED + str(error))
+        except Exception as error:
+            self._failed(request, error)
+            raise
+        self.answered += 1
+        return response
 
     async def aclose(self) -> None:
         await self.transport.aclose()

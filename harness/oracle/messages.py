@@ -3,8 +3,9 @@
 Pairing is judged on turns: consecutive same-role messages are merged, as the API merges
 them, and ``role: system`` messages are skipped: the API accepts them mid-conversation
 with no beta header ("No beta header is required", the mid-conversation system messages
-page). Their placement rules and the models that take them are not checked: no real
-error text for either was found.
+page). Of their placement only what the docs state is checked: one cannot open the
+conversation (they are accepted "immediately after a user turn"); no real error text was
+found, so that message is the harness's own. The models that take them are not checked.
 """
 
 from __future__ import annotations
@@ -124,9 +125,13 @@ def _block_rules(
 
 
 def _system_blocks(index: int, message: Mapping[str, Any]) -> Iterable[Violation]:
-    """A ``role: system`` message's blocks have the shape of any block; where such a
-    message may stand is not checked (see the module docstring)."""
+    """A ``role: system`` message cannot open the conversation: the docs accept them
+    "immediately after a user turn", and the initial system prompt is the top-level
+    ``system`` (the directive-only form, empty content, is let through anywhere). Its
+    blocks have the shape of any block."""
     content = message.get("content")
+    if index == 0 and content not in ("", [], None):
+        yield Violation("messages.0", wording.SYSTEM_FIRST)
     for k, block in enumerate(content if isinstance(content, list) else []):
         if isinstance(block, _MAPPING):
             yield from block_shape(f"messages.{index}.content.{k}", block)

@@ -62,6 +62,7 @@ LESS_EQUAL = "Input should be less than or equal to {limit:g}"
 MUST_BE_AT_LEAST = "must be greater than or equal to {limit}"  # max_tokens, in the live API's words
 NO_DISCRIMINATOR = "Unable to extract tag using discriminator 'type'"
 VALIDATION_OPENINGS = ("Input should", "Field required", "String should", "Unable to extract")
+SYSTEM_FIRST = "use the top-level 'system' parameter for the initial system prompt"  # the harness's words: no real text known
 
 
 @dataclass(frozen=True)

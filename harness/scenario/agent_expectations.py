@@ -1,4 +1,4 @@
-"""The expectations that need the agent's own events or policy: ``notices`` (in order),
+"""The expectations that need the agent's own events or policy: ``notices`` (each after the one before),
 ``no_notices``, ``text`` (the model text shown), ``end`` as the agent's ``TurnEnd``
 event says it, ``sleeps`` (the waits it asked the clock for) and the golden
 ``transcript`` of its REPL output. Events are read by class name (``Notice``,
@@ -66,7 +66,8 @@ def _in_order(name: str, patterns: list[str], texts: list[str]) -> list[str]:
     for i, pattern in enumerate(patterns):
         found = next((j for j in range(position, len(texts)) if matches(pattern, texts[j])), None)
         if found is None:
-            return [f"{name}[{i}]: no {name[:-1]} matching {pattern!r} (in order); the turn showed {texts}"]
+            after = f" after the one {patterns[i - 1]!r} matched" if i else ""
+            return [f"{name}[{i}]: no {name[:-1]} matching {pattern!r}{after}; the turn showed {texts}"]
         position = found + 1
     return []
 

@@ -21,15 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from harness.scenario.format import MESSAGE_FIELDS, SCENARIO
+from harness.scenario.format_spec import Problem
 from harness.scenario.model import Interrupt, Scenario, ScenarioError, Turn
 from harness.scenario.overlay import recorded_replies
+from harness.scenario.positions import scenario_position_problems
 from harness.scenario.sandbox import path_problems
 from harness.scenario.yaml_positions import YamlError, load_located
 from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Reply, Stall
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read, check and parse one scenario file."""
+def load_scenario(path: str | Path, *, positions: bool = True) -> Scenario:
+    """Read, check and parse one scenario file. ``positions=False`` leaves out the check
+    that every fault's event or byte position lies within its reply (to list or rewrite
+    a file whose faults are aimed beyond their replies)."""
     path = Path(path)
     try:
         document = load_located(path)
@@ -42,8 +46,8 @@ def load_scenario(path: str | Path) -> Scenario:
     if not problems:
         base, problems = recorded_replies(path, document)
     if problems:
-        raise ScenarioError([f"{path}:{p.line}:{p.col}: {p.message}" for p in problems])
-    return Scenario(
+        raise ScenarioError(_located(path, problems))
+    scenario = Scenario(
         name=document["name"],
         about=document["about"],
         path=path,
@@ -56,6 +60,14 @@ def load_scenario(path: str | Path) -> Scenario:
         agent=document.get("agent"),
         threads=document.get("threads", "supported") == "supported",
     )
+    problems = scenario_position_problems(scenario, document) if positions else []
+    if problems:
+        raise ScenarioError(_located(path, problems))
+    return scenario
+
+
+def _located(path: Path, problems: list[Problem]) -> list[str]:
+    return [f"{path}:{p.line}:{p.col}: {p.message}" for p in problems]
 
 
 def problems_in(path: str | Path) -> list[str]:

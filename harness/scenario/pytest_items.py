@@ -49,9 +49,10 @@ class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario = scenario
+        self.outcome: Any = None  # the run's Outcome, for reports
 
     def runtest(self) -> None:
-        outcome = run_scenario(self.scenario, agent=configured_agent(self.config))
+        outcome = self.outcome = run_scenario(self.scenario, agent=configured_agent(self.config))
         if outcome.skipped:
             pytest.skip(outcome.skipped)
         for note in outcome.notes:

@@ -15,6 +15,7 @@ import yaml
 
 from harness.wire.files import read_regular
 from harness.wire.plain_yaml import check_expanded, limit_for
+from harness.wire.yaml_errors import yaml_error_message
 
 Position = tuple[int, int]  # 1-based line and column
 MAX_BYTES = 16 * 1024 * 1024
@@ -119,17 +120,8 @@ def loads_located(text: str, name: str = "<text>") -> Any:
         return yaml.load(text, Loader=_Loader)
     except YamlError as error:
         raise YamlError(f"{name}:{error}") from None
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line, col = _at(mark)
-        raise YamlError(f"{name}:{line}:{col}: not valid YAML: {error.problem or error.context}") from None
-    except yaml.reader.ReaderError as error:
-        before = text[: error.position]
-        line, col = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
-        char = f"U+{error.character:04X}" if isinstance(error.character, int) else repr(error.character)
-        raise YamlError(
-            f"{name}:{line}:{col}: not valid YAML: the character {char} is not allowed "
-            "(control characters other than tab and newline must be escaped in a double-quoted string)"
-        ) from None
-    except (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError) as error:
+    except yaml.YAMLError as error:
+        (line, col), sentence = yaml_error_message(error, text)
+        raise YamlError(f"{name}:{line}:{col}: {sentence}") from None
+    except (RecursionError, ValueError, TypeError, OverflowError) as error:
         raise YamlError(f"{name}:1:1: not valid YAML: {error}") from None

@@ -21,9 +21,9 @@ from harness.oracle.retry import (
 from harness.strategies.replies import event_count
 from harness.wire.api_errors import API_ERRORS, STREAM_ERROR_TYPES, api_error
 from harness.wire.clock import EPOCH_ORIGIN
-from harness.wire.plan import stream_events
 from harness.wire.replies import CONNECTION_FAULTS, Cut, ErrorEvent, Reply, Stall
 from harness.wire.sse import encode_events
+from harness.wire.stream_faults import stream_events
 
 FAULT_KINDS = ("http", "connection", "cut", "error_event", "end_early", "bad_data", "bad_tool_json", "stall")
 GIVE_UP_RETRY_AFTER = "10000000"  # seconds: over any budget a generated scenario sets

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from harness.strategies.tool_calls import ToolLike, tool_calls
-from harness.wire.plan import stream_events
 from harness.wire.replies import Drip, Insert, Reply
+from harness.wire.stream_faults import stream_events
 
 FINAL_STOPS = ("end_turn", "end_turn", "end_turn", "stop_sequence", "refusal", "max_tokens", "model_context_window_exceeded")
 CONTINUING_STOPS = ("tool_use", "tool_use", "tool_use", "pause_turn", "max_tokens")

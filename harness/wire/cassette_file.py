@@ -17,6 +17,7 @@ import yaml
 
 from harness.wire import plain_yaml
 from harness.wire.files import read_regular
+from harness.wire.yaml_errors import yaml_error_message
 
 _GZIP_MAGIC = b"\x1f\x8b"
 MAX_CASSETTE_BYTES = 1024 * 1024 * 1024
@@ -36,15 +37,9 @@ def load_cassette(path: str | Path) -> list[dict]:
         raise CassetteError(f"{path}: cannot read cassette: {exc}") from None
     try:
         data = plain_yaml.load(text)
-    except yaml.reader.ReaderError as exc:
-        before = text[: exc.position]
-        line, col = before.count("\n") + 1, len(before) - before.rfind("\n")
-        raise CassetteError(f"{path}:{line}:{col}: not valid YAML: {exc.reason} (character {exc.character!r})") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise CassetteError(f"{where}: not valid YAML: {problem}") from None
+        (line, col), sentence = yaml_error_message(exc, text)
+        raise CassetteError(f"{path}:{line}:{col}: {sentence}") from None
     if not isinstance(data, Mapping) or "interactions" not in data:
         raise CassetteError(f"{path}: not a vcrpy cassette: no top-level 'interactions' key")
     interactions = data["interactions"]

@@ -27,6 +27,7 @@ from harness.wire import sse
 from harness.wire.api_errors import STREAM_ERROR_STATUS, api_error, error_body
 from harness.wire.replies import Cut, Reply
 from harness.wire.sse_parse import final_message
+from harness.wire.stream_faults import BAD_DATA, PositionError, stream_events, within
 
 Ending = Literal["complete", "fin", "rst", "stall", "interrupt"]
 BAD_DATA_FRAME = b"event: content_block_delta\ndata: {not json\n\n"
@@ -81,6 +82,7 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
     dumps = sse.batch_dumps()
     frames = [BAD_DATA_FRAME if e is BAD_DATA else sse.encode_event(e, dumps=dumps) for e in events]
     headers |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"} | reply.headers
+    check_frame_positions(reply, frames)
     plan = WirePlan(200, headers, frames, [0.0] * len(frames), events=[e for e in events if e is not BAD_DATA])
     if reply.stall is not None:
         plan.chunks, plan.delays = frames[: reply.stall.after_event], plan.delays[: reply.stall.after_event]
@@ -156,54 +158,19 @@ def _complete_json(text: str) -> bool:
     return True
 
 
-class _BadData(dict):
-    """Marker for the frame whose data line is not JSON."""
-
-
-BAD_DATA: dict[str, Any] = _BadData(type="bad_data")
-
-
-def stream_events(reply: Reply, *, message_id: str, model: str) -> list[dict[str, Any]]:
-    """The events of a message reply after the event-level faults (pings, inserts,
-    duplicates, swaps, an error event, a clean early end, a non-JSON frame)."""
-    if reply.events is not None:
-        events = list(reply.events)
-    else:
-        events = sse.message_events(reply.message or {}, message_id=message_id, model=model)
-    _check_event_numbers(reply, len(events))
-    if reply.pings:
-        events = _with_pings(events, reply.pings)
-    for insert in sorted(reply.insert, key=lambda i: -i.after_event):
-        events.insert(insert.after_event, insert.event)
-    if reply.duplicate is not None:
-        events.insert(reply.duplicate, events[reply.duplicate - 1])
-    if reply.swap is not None:
-        i = reply.swap - 1
-        events[i], events[i + 1] = events[i + 1], events[i]
-    if reply.error_event is not None:
-        k = reply.error_event.after_event
-        events = events[:k] + [error_body(reply.error_event.type, reply.error_event.message)]
-    if reply.end_early is not None:
-        events = events[: reply.end_early]
-    if reply.bad_data is not None:
-        events = events[: reply.bad_data] + [BAD_DATA] + events[reply.bad_data :]
-    return events
-
-
-def _check_event_numbers(reply: Reply, count: int) -> None:
-    """Every fault that names an event names one the stream has (ValueError if not)."""
-    named = {
-        "duplicate": reply.duplicate,
-        "swap": None if reply.swap is None else reply.swap + 1,
-        "error_event": reply.error_event and reply.error_event.after_event,
-        "end_early": reply.end_early,
-        "bad_data": reply.bad_data,
-        "stall": reply.stall and reply.stall.after_event,
-        "interrupt": reply.interrupt,
-    }
-    for name, number in named.items():
-        if number is not None and not 0 <= number <= count:
-            raise ValueError(f"`{name}` names event {number}, but the stream has {count} events")
+def check_frame_positions(reply: Reply, frames: list[bytes]) -> None:
+    """The faults that count the frames as served (a stall, Ctrl+C, a cut) name frames
+    the stream has; PositionError if not. ``cut.after_bytes`` is not checked here: the
+    byte count depends on the agent (its model name, its tool names), so a count beyond
+    the body cuts at its end (lint checks it against the standard rendering)."""
+    count = len(frames)
+    within("stall.after_event", reply.stall and reply.stall.after_event, count)
+    within("interrupt", reply.interrupt, count)
+    cut = reply.cut
+    if cut is not None:
+        within("cut.after_event", cut.after_event, count)
+        within("cut.in_event", cut.in_event, count, low=1)
+        within("cut.in_char", cut.in_char, count, low=1)
 
 
 def _error_plan(reply: Reply, headers: dict[str, str]) -> WirePlan:
@@ -218,15 +185,6 @@ def _error_plan(reply: Reply, headers: dict[str, str]) -> WirePlan:
     headers = headers | {"content-type": content_type} | reply.headers
     plan = WirePlan(error.status, headers, [body], [0.0])
     return _apply_cut(plan, reply.cut, [(0, len(body))]) if reply.cut else plan
-
-
-def _with_pings(events: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
-    """``count`` pings spread after message_start and between later events."""
-    out = list(events)
-    step = max(1, (len(out) - 1) // count)
-    for n in range(count, 0, -1):
-        out.insert(min(len(out) - 1, 1 + (n - 1) * step), sse.ping_event())
-    return out
 
 
 def _frame_spans(frames: list[bytes]) -> list[tuple[int, int]]:
@@ -258,7 +216,7 @@ def cut_offset(cut: Cut, body: bytes, spans: list[tuple[int, int]]) -> int:
     for i in range(start, len(body)):
         if body[i] >= 0xC0:  # the lead byte of a multi-byte character
             return i + 1
-    raise ValueError("cut.in_char: no multi-byte UTF-8 character in the stream from that event on")
+    raise PositionError("cut.in_char", f"`cut.in_char: {cut.in_char}`: no multi-byte UTF-8 character in the stream from that event on")
 
 
 def _rechunk(chunks: list[bytes], delays: list[float], offset: int) -> tuple[list[bytes], list[float]]:

@@ -9,6 +9,10 @@
   ``redis://host:port``) beside the local ``.hypothesis/`` folder, so a counterexample
   found on one machine is replayed first on all of them.
 
+The long profiles (``thorough``, ``shared``) show progress: every 30 s, a line per running
+property with the examples it has run (``--harness-progress SECONDS`` sets another pace,
+for any profile).
+
 A failing property writes its shrunk scenario to ``$HARNESS_FOUND_DIR`` (or
 ``--harness-found-dir``, default ``scenarios/found``): replay it with ``harness run FILE``.
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import (
     DirectoryBasedExampleDatabase,
@@ -49,5 +54,16 @@ settings.register_profile(
     database=shared_database(os.environ.get("HYPOTHESIS_SHARED_DB")),
     **COMMON,
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or "ci"
+settings.load_profile(PROFILE)
+LONG_PROFILES = ("thorough", "shared")
+PROGRESS_EVERY = 30.0
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from harness.pytest_plugin import PROGRESS_PLUGIN
+    from harness.report.pytest_progress import ExampleProgress
+
+    if PROFILE in LONG_PROFILES and not config.pluginmanager.has_plugin(PROGRESS_PLUGIN):
+        config.pluginmanager.register(ExampleProgress(config, PROGRESS_EVERY), PROGRESS_PLUGIN)
 

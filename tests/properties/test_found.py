@@ -49,7 +49,8 @@ TEXT = st.text(max_size=30)
 
 
 def round_trip(scenario: Scenario) -> Scenario:
-    return load_scenario(write_scenario(scenario, FOLDER / "scenario.yaml"))
+    """Written and read back; faults aimed past their replies are kept (lint's check is off)."""
+    return load_scenario(write_scenario(scenario, FOLDER / "scenario.yaml"), positions=False)
 
 
 @examples(1)

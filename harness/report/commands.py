@@ -1,0 +1,127 @@
+"""``harness run``: run scenario files, show progress, print a summary table (or
+``--json``), write the HTML report (``--html``) and JUnit XML (``--json``'s sibling for
+CI, ``--junit``); Ctrl+C stops after the scenario running and still reports what ran
+(exit 130). The arguments are parsed in ``harness.cli``."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.report.html import render_report
+from harness.report.junit import junit_xml
+from harness.report.progress import EXIT_INTERRUPTED, CtrlC, Progress
+from harness.report.record import counts, scenario_record
+from harness.scenario.golden import UPDATE_VARIABLE
+from harness.scenario.library import scenario_files
+from harness.scenario.loader import load_scenario
+from harness.scenario.model import ScenarioError
+from harness.scenario.runner import run_scenario
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.update_golden:
+        os.environ[UPDATE_VARIABLE] = "1"
+    files = scenario_files(args.paths)
+    progress = Progress(len(files))
+    progress.enabled = bool(args.progress) or sys.stderr.isatty()
+    records: list[dict[str, Any]] = []
+    interrupted = False
+    with CtrlC() as ctrl_c:
+        try:
+            for path in files:
+                progress.started(str(path))
+                before = ctrl_c.presses
+                record = run_file(path, args.agent)
+                if ctrl_c.presses > before and record["result"] != "pass":
+                    interrupted = True  # the user's Ctrl+C, met by the agent: this verdict means nothing
+                    break
+                records.append(record)
+                progress.finished(str(path), record["result"], record["wall_ms"] / 1000)
+        except KeyboardInterrupt:
+            interrupted = True
+    progress.close()
+    stopped = f"Ctrl+C after {len(records)} of {len(files)} scenario file(s); the rest did not run" if interrupted else None
+    write_reports(args, records, stopped)
+    if args.json:
+        print(json.dumps({"scenarios": [json_result(r) for r in records], "passed": not counts(records)["fail"],
+                          **({"interrupted": stopped} if stopped else {})}, indent=2))
+    else:
+        print_summary(records)
+        if stopped:
+            print(f"\ninterrupted: {stopped}")
+    if stopped:
+        return EXIT_INTERRUPTED
+    return 1 if counts(records)["fail"] or not records else 0
+
+
+def run_file(path: Path, agent: str | None) -> dict[str, Any]:
+    """Run one scenario file; its record (a file with mistakes is ``broken``)."""
+    started = time.perf_counter()
+    scenario = None
+    try:
+        scenario = load_scenario(path)
+        outcome = run_scenario(scenario, agent=agent)
+        return scenario_record(path, outcome, outcome.problems, (time.perf_counter() - started) * 1000)
+    except ScenarioError as error:
+        return scenario_record(path, None, error.problems, (time.perf_counter() - started) * 1000, scenario=scenario)
+
+
+def write_reports(args: argparse.Namespace, records: list[dict[str, Any]], stopped: str | None) -> None:
+    """The ``--html`` and ``--junit`` files, if asked for (written whole, then renamed)."""
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    if getattr(args, "html", None):
+        title = f"harness run {' '.join(map(str, args.paths))}" + (f" --agent {args.agent}" if args.agent else "")
+        page = render_report(records, title=title, generated=now.isoformat(), base_dir=Path(args.html).parent,
+                             interrupted=stopped)
+        write_text(Path(args.html), page)
+    if getattr(args, "junit", None):
+        write_text(Path(args.junit), junit_xml(records, timestamp=now.isoformat()))
+
+
+def write_text(path: Path, text: str) -> None:
+    """``text`` into ``path`` (its folder made if needed) through a temporary file beside it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def json_result(record: dict[str, Any]) -> dict[str, Any]:
+    """One scenario in ``--json`` output."""
+    return {
+        "file": record["file"], "name": record["name"], "passed": record["result"] in ("pass", "skip"),
+        "skipped": record["skipped"], "requests": record["requests"], "virtual_seconds": record["virtual_seconds"],
+        "wall_ms": record["wall_ms"], "problems": [p["text"] for p in record["problems"]], "notes": record["notes"],
+        "not_checked": record["not_checked"],
+    }
+
+
+def print_summary(records: list[dict[str, Any]]) -> None:
+    """The table, the notes, then each failure's timeline."""
+    width = max((len(r["name"]) for r in records), default=10)
+    print(f"{'scenario'.ljust(width)}  result  requests  virtual s  wall ms  not checked")
+    for r in records:
+        verdict = {"skip": "skip", "pass": "pass"}.get(r["result"], "FAIL")
+        unseen = len(r["not_checked"]) or ""
+        print(f"{r['name'].ljust(width)}  {verdict:6}  {r['requests']:8}  {r['virtual_seconds']:9.1f}  {r['wall_ms']:7.1f}  {unseen}")
+    found = counts(records)
+    unseen = sum(len(r["not_checked"]) for r in records)
+    tail = f", {found['skip']} skipped (another agent's scenarios)" if found["skip"] else ""
+    tail += f"; {unseen} expectation(s) not checked (they need mini_agent's events)" if unseen else ""
+    print(f"{found['pass']} passed, {found['fail']} failed{tail}")
+    for r in records:
+        if r["notes"] and r["result"] != "fail":
+            print(f"  note: {r['name']}: " + "; ".join(r["notes"]))
+    for r in records:
+        if r["result"] in ("fail", "broken"):
+            print("\n" + (r["timeline_text"] or "\n".join(p["text"] for p in r["problems"])))
