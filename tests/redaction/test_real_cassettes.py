@@ -43,7 +43,7 @@ def _bodies(path: str) -> list[bytes]:
 
 def test_the_redactor_changes_no_byte_of_a_real_body(redactor):
     bodies = [body for path in REAL_CASSETTES for body in _bodies(path)]
-    assert len(bodies) > 80
+    assert len(bodies) > 40  # 46 in the shipped copies, more with the full conformance set beside the project
     changed = [n for n, body in enumerate(bodies) if redactor.redact_body(body) != body]
     assert changed == []
 
