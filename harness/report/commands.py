@@ -23,6 +23,7 @@ from harness.scenario.library import scenario_files
 from harness.scenario.loader import load_scenario
 from harness.scenario.model import ScenarioError
 from harness.scenario.runner import run_scenario
+from harness.wire.files import write_atomically
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -39,9 +40,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                 progress.started(str(path))
                 before = ctrl_c.presses
                 record = run_file(path, args.agent)
-                if ctrl_c.presses > before and record["result"] != "pass":
-                    interrupted = True  # the user's Ctrl+C, met by the agent: this verdict means nothing
+                if ctrl_c.presses - before > 1:
+                    interrupted = True  # pressed twice: the user's, whatever the scenario sends
                     break
+                if ctrl_c.presses > before and record["result"] != "pass":  # the scenario's own SIGINT, or the user's
+                    record["notes"] = [*record["notes"], SIGINT_NOTE]
                 records.append(record)
                 progress.finished(str(path), record["result"], record["wall_ms"] / 1000)
         except KeyboardInterrupt:
@@ -59,6 +62,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if stopped:
         return EXIT_INTERRUPTED
     return 1 if counts(records)["fail"] or not records else 0
+
+
+SIGINT_NOTE = ("a Ctrl+C (SIGINT) arrived while this scenario ran and its agent met it: the scenario's own "
+               "command may send one; if it was yours, press Ctrl+C again to stop the run")
 
 
 def run_file(path: Path, agent: str | None) -> dict[str, Any]:
@@ -88,12 +95,7 @@ def write_reports(args: argparse.Namespace, records: list[dict[str, Any]], stopp
 def write_text(path: Path, text: str) -> None:
     """``text`` into ``path`` (its folder made if needed) through a temporary file beside it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    write_atomically(path, text)
 
 
 def json_result(record: dict[str, Any]) -> dict[str, Any]:
