@@ -95,3 +95,12 @@ def test_plain():
     assert "[progress] test_prop.py::test_any_integer: 1 examples run (max_examples 20), " in err
     assert "[progress] test_prop.py::test_any_integer: done, 20 examples in " in err
     assert "test_plain" not in err
+
+
+def test_a_sigint_an_agent_fails_to_meet_is_a_note_and_the_run_goes_on():
+    done = harness("run", "scenarios/interrupts", "--agent", "examples.tool_runner_agent:make_agent")
+    files = len(list((ROOT / "scenarios" / "interrupts").glob("*.yaml")))
+    assert done.returncode == 1, done.stdout + done.stderr  # the tool runner leaves the tool_use unanswered
+    assert "interrupted" not in done.stdout and "Traceback" not in done.stdout + done.stderr
+    assert "a Ctrl+C (SIGINT) arrived while this scenario ran" in done.stdout
+    assert "ctrl-c-while-a-command-runs  FAIL" in done.stdout and f"of {files}" not in done.stdout

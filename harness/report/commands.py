@@ -127,3 +127,5 @@ def print_summary(records: list[dict[str, Any]]) -> None:
     for r in records:
         if r["result"] in ("fail", "broken"):
             print("\n" + (r["timeline_text"] or "\n".join(p["text"] for p in r["problems"])))
+            if SIGINT_NOTE in r["notes"]:
+                print(f"  ⚠ {SIGINT_NOTE}")
