@@ -119,8 +119,10 @@ class Threads:
     def answered(self, record: RecordedRequest) -> None:
         """Keep the thread of a threaded request that got a whole answer."""
         thread = thread_field(record.body)
+        if thread is None or not isinstance(record.conversation, dict):
+            return
         message = served_message(record)
-        if thread is None or message is None or not isinstance(record.conversation, dict):
+        if message is None:
             return
         if thread.get("type") == "continue":
             self._continued.add(str(thread.get("previous_message_id")))
