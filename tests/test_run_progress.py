@@ -4,6 +4,7 @@ sends, and expects the agent to meet, does not stop the run."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PRESSES_CTRL_C = '''\
 """mini_agent, but the user presses Ctrl+C while the second scenario is being set up
 (the file is loaded again for each scenario: the count is kept beside it)."""
+import json
 import os
 import signal
 from pathlib import Path
@@ -104,3 +106,11 @@ def test_a_sigint_an_agent_fails_to_meet_is_a_note_and_the_run_goes_on():
     assert "interrupted" not in done.stdout and "Traceback" not in done.stdout + done.stderr
     assert "a Ctrl+C (SIGINT) arrived while this scenario ran" in done.stdout
     assert "ctrl-c-while-a-command-runs  FAIL" in done.stdout and f"of {files}" not in done.stdout
+
+
+def test_json_output_stays_json_when_the_agent_prints():
+    done = harness("run", "scenarios/http/overloaded_then_success.yaml", "--agent", "examples.tool_runner_agent:make_agent",
+                   "--json")
+    report = json.loads(done.stdout)  # the tool runner agent echoes the model's text; that goes to stderr
+    assert [s["name"] for s in report["scenarios"]] == ["overloaded-then-success"] and report["passed"] is True
+    assert done.stderr.strip(), "the agent's own output is kept, on stderr"

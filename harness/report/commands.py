@@ -6,6 +6,7 @@ CI, ``--junit``); Ctrl+C stops after the scenario running and still reports what
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -39,7 +40,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             for path in files:
                 progress.started(str(path))
                 before = ctrl_c.presses
-                record = run_file(path, args.agent)
+                with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
+                    record = run_file(path, args.agent)  # an agent's prints must not break the JSON
                 if ctrl_c.presses - before > 1:
                     interrupted = True  # pressed twice: the user's, whatever the scenario sends
                     break
