@@ -55,3 +55,12 @@ def the_report_gives_every_target_a_verdict(results: dict, capsys: pytest.Captur
         )
         assert f"{'met ' if verdict['met'] else 'MISS'}  {name}" in out
     assert "the noise" in out and "the harness's own work per request" in out
+
+
+def test_the_profile_command_names_where_the_per_request_work_goes(capsys):
+    from bench import profile
+
+    assert profile.main(["--rounds", "1", "--top", "40", "--sort", "cumulative"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("the harness's own work: ") and " µs CPU a request" in out.splitlines()[0]
+    assert "handle_request" in out and "plan_reply" in out and "check_request" in out
