@@ -170,6 +170,16 @@ def test_junit_marks_another_agent_s_scenarios_skipped_and_notes_as_system_out(t
     assert "note: turn 1: waited 500.0s before request 2, far beyond the 1s asked" in said
 
 
+def test_the_page_names_an_agent_without_a_harness_agent_name_by_its_factory(tmp_path, capsys):
+    (tmp_path / "slow_agent.py").write_text(SLOW_AGENT, encoding="utf-8")
+    folder, page = tmp_path / "scenarios", tmp_path / "report.html"
+    folder.mkdir()
+    (folder / "passing.yaml").write_text(PASSING, encoding="utf-8")
+    spec = f"{tmp_path / 'slow_agent.py'}:make_agent"
+    assert main(["run", str(folder), "--agent", spec, "--html", str(page)]) == 0
+    assert f"agent {spec} ·" in page.read_text(encoding="utf-8").replace("&#x27;", "'")
+
+
 def test_json_output_stays_as_it_was(library, capsys):
     main(["run", str(library), "--json"])
     out = capsys.readouterr().out

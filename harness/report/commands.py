@@ -77,7 +77,9 @@ def run_file(path: Path, agent: str | None) -> dict[str, Any]:
     try:
         scenario = load_scenario(path)
         outcome = run_scenario(scenario, agent=agent)
-        return scenario_record(path, outcome, outcome.problems, (time.perf_counter() - started) * 1000)
+        record = scenario_record(path, outcome, outcome.problems, (time.perf_counter() - started) * 1000)
+        record["agent"] = record["agent"] or agent  # an agent with no harness_agent_name: its MODULE:FACTORY
+        return record
     except ScenarioError as error:
         return scenario_record(path, None, error.problems, (time.perf_counter() - started) * 1000, scenario=scenario)
 
