@@ -47,7 +47,7 @@ from harness.scenario.runner import run_scenario
 from harness.scenario.transport import ScenarioTransport
 from harness.wire.replies import Reply
 
-from . import big_stream, workload
+from . import big_stream, serve_load, workload
 from .timing import Samples, interleaved, ratio, repeat
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +63,7 @@ TARGETS = {
     "property_examples_per_s": 100.0,
     "big_stream_over_floor": 1.5,  # a 40 MB interaction replayed, over the SDK reading the same bytes
     "big_stream_growth_per_mb": 1.5,  # cost per MB at 40 MB over cost per MB at 10 MB: linear is 1
+    "serve_over_bare": 0.8,  # harness serve's requests/s under 50 keep-alive clients, over a bare http.server
 }
 
 
@@ -98,6 +99,7 @@ def measure_all(
     results["library"] = library(scale)
     results["property"] = property_speed(scale, tmp)
     results["big_stream"] = big_stream.measure(BIG_STREAM_MB if scale >= 0.25 else 2, rounds=_n(5, scale))
+    results["serve"] = serve_load.measure() if scale >= 0.25 else serve_load.measure(clients=5, requests=4, rounds=1)
     results["targets"] = verdicts(results)
     return results
 
@@ -432,8 +434,9 @@ def verdicts(results: dict[str, Any]) -> dict[str, Any]:
         "property_examples_per_s": results["property"]["examples_per_s_wall"],
         "big_stream_over_floor": results["big_stream"]["harness_over_floor"]["cpu_median"],
         "big_stream_growth_per_mb": results["big_stream"]["growth_per_mb_full_over_quarter"],
+        "serve_over_bare": results["serve"]["harness_over_bare"],
     }
-    at_least = {"property_examples_per_s"}
+    at_least = {"property_examples_per_s", "serve_over_bare"}
     return {
         name: {
             "target": ("≥ " if name in at_least else "≤ ") + str(TARGETS[name]),
@@ -499,6 +502,10 @@ def report(results: dict[str, Any]) -> None:
           f"reads): harness {b['ms'][f'harness_{full}']:.0f} ms CPU, the SDK's floor {b['ms'][f'floor_{full}']:.0f} ms: "
           f"{b['harness_over_floor']['cpu_median']:.2f}× the floor; per MB at {full[:-2]} MB over {quarter[:-2]} MB: "
           f"{b['growth_per_mb_full_over_quarter']:.2f}× (the floor's own: {b['floor_growth_per_mb_full_over_quarter']:.2f}×)")
+    v = results["serve"]
+    print(f"serve: {v['clients']} keep-alive clients × {v['requests_each']} streamed requests: harness serve "
+          f"{v['harness_rps']:.0f} requests/s, a bare http.server with the same bytes {v['bare_rps']:.0f}/s: "
+          f"{v['harness_over_bare']:.2f}×")
     print("\ntargets")
     for name, v in results["targets"].items():
         print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}")

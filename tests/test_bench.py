@@ -19,6 +19,8 @@ def test_the_bench_runs_every_part_and_reports_every_target(tmp_path, capsys):
     the_scenarios_it_times_pass(results)
     the_property_is_timed_with_its_two_floors(results)
     the_report_gives_every_target_a_verdict(results, capsys)
+    serve = results["serve"]
+    assert serve["bare_rps"] > 0 and serve["harness_rps"] > 0 and serve["harness_over_bare"] > 0
 
 
 def every_contender_is_measured_against_the_floor(results: dict) -> None:
