@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -59,6 +60,15 @@ class Case:
     escapes: list[str] = field(default_factory=list)
 
 
+def _wait_for_exit(pid: int, timeout: float) -> bool:
+    """Whether the child exits within ``timeout`` seconds: blocked on its pidfd, no polling."""
+    descriptor = os.pidfd_open(pid)
+    try:
+        return bool(select.select([descriptor], [], [], timeout)[0])
+    finally:
+        os.close(descriptor)
+
+
 def run_case(argv: list[str], *, cwd: Path, tmpdir: Path, mark: str, timeout: float = CASE_TIMEOUT) -> Case:
     """``harness argv`` in a forked child (see the module docstring)."""
     case = Case(argv)
@@ -88,16 +98,11 @@ def run_case(argv: list[str], *, cwd: Path, tmpdir: Path, mark: str, timeout: fl
                     sys.stderr.flush()
                 finally:
                     os._exit(code if isinstance(code, int) else 2)
-        status = None
-        while time.monotonic() - started < timeout:  # real-time: the child runs for real
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            time.sleep(0.005)
-        else:
+        exited = _wait_for_exit(pid, timeout)  # real time: the child runs for real
+        if not exited:
             case.hung = True
             _kill_session(pid)
-            _, status = os.waitpid(pid, 0)
+        _, status = os.waitpid(pid, 0)
         case.seconds = round(time.monotonic() - started, 3)
         case.returncode = os.waitstatus_to_exitcode(status) if status is not None else None
         out.seek(0)
@@ -293,3 +298,4 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+

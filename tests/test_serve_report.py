@@ -5,7 +5,6 @@ apart within a session, headers and bodies scrubbed as a cassette scrubs them.""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import anthropic
@@ -89,14 +88,15 @@ def test_replies_never_requested_are_a_note_unless_the_turn_expects_a_count(tmp_
 
 
 def test_a_retry_before_retry_after_is_a_problem_on_real_arrival_times(tmp_path) -> None:
-    # real-time: two short waits on a loopback socket, 0.05 s and 0.35 s
+    # the server's own clock, moved by the test: the client waits 0.05 s, then 0.35 s
+    now = [0.0]
     replies = "      - {error: rate_limit, headers: {retry-after: '0.3'}}\n" * 2 + "      - text: Hello.\n"
-    scenario, server = serve(scenario_file(tmp_path, replies))
+    scenario, server = serve(scenario_file(tmp_path, replies), monotonic=lambda: now[0])
     with server, httpx2.Client(base_url=server.url) as http:
         post(http, HI)
-        time.sleep(0.05)
+        now[0] += 0.05
         post(http, HI)
-        time.sleep(0.35)
+        now[0] += 0.35
         post(http, HI)
     problems = check_served(scenario, server).problems
     assert len(problems) == 1 and "request 2 came 0.0" in problems[0] and "which asked for retry-after 0.3s" in problems[0]

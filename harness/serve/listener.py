@@ -38,9 +38,16 @@ class Listener:
     may say what it did with a request it could not read (``unreadable``)."""
 
     def __init__(
-        self, *, host: str = "127.0.0.1", port: int = 0, limits: Limits = Limits(), max_connections: int = MAX_CONNECTIONS
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        limits: Limits = Limits(),
+        max_connections: int = MAX_CONNECTIONS,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.host = host
+        self.monotonic = monotonic  # what arrival and answer times are read from (a test's own clock)
         self.port = port
         self.limits = limits
         self.max_connections = max_connections
@@ -49,7 +56,7 @@ class Listener:
         self._listener: socket.socket | None = None
         self._threads: set[threading.Thread] = set()
         self._connections: set[socket.socket] = set()
-        self._started = time.monotonic()
+        self._started = monotonic()
         self.wall_origin = time.time()  # the Unix time elapsed() counts from
         self.internal_errors: list[str] = []
 
@@ -61,7 +68,7 @@ class Listener:
 
     def elapsed(self) -> float:
         """Real seconds since the server started: on a socket, time is real."""
-        return time.monotonic() - self._started
+        return self.monotonic() - self._started
 
     def start(self) -> Any:
         """Listen and start serving in background threads; ServerError if it cannot listen."""
@@ -77,7 +84,7 @@ class Listener:
         except (ValueError, OverflowError) as exc:  # a port out of range
             raise ServerError(f"cannot listen on {self.host} port {self.port}: {exc}") from None
         self.port = self._listener.getsockname()[1]
-        self._started, self.wall_origin = time.monotonic(), time.time()
+        self._started, self.wall_origin = self.monotonic(), time.time()
         self.opened()
         self._spawn(self._accept_loop)
         return self

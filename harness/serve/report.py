@@ -63,9 +63,11 @@ def build_server(
     log_path: str | None,
     scrub: Scrub | None = None,
     limits: Limits = Limits(),
+    monotonic: Callable[[], float] = time.monotonic,
 ) -> FaultServer:
     """A FaultServer (not started) that serves ``scenario``, one queue per session. Its
-    HTTP dates count from now, as a run's count from its virtual clock's start."""
+    HTTP dates count from now, as a run's count from its virtual clock's start;
+    ``monotonic`` is the clock arrival times are read from."""
     replies, origin = scenario_replies(scenario), float(int(time.time()))
     model = scenario.settings.get("model", DEFAULT_MODEL)
 
@@ -73,7 +75,8 @@ def build_server(
         label = f"scenario {scenario.name}" + (f", session {session!r}" if session else "")
         return Responder(replies, label=label, clock=VirtualClock(wall_origin=origin), model=model, threads=scenario.threads)
 
-    options = dict(host=host, port=port, time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits)
+    options = dict(host=host, port=port, time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits,
+                   monotonic=monotonic)
     return FaultServer(responder(""), sessions=responder, **options)
 
 

@@ -44,6 +44,7 @@ waits until the server closes.
 
 from __future__ import annotations
 
+import time
 from os import PathLike
 from typing import IO, Any, Callable
 
@@ -86,11 +87,12 @@ class FaultServer(Listener):
         scrub: Scrub | None = None,
         limits: Limits = Limits(),
         max_connections: int | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         if responder is None and sessions is None:
             raise ValueError("FaultServer needs responder=, sessions= or both")
         options = {} if max_connections is None else {"max_connections": max_connections}
-        super().__init__(host=host, port=port, limits=limits, **options)
+        super().__init__(host=host, port=port, limits=limits, monotonic=monotonic, **options)
         self.responder = responder
         self.sessions: dict[str, Responder] = {}
         self.log = RequestLog(log, log_path, scrub)
