@@ -91,15 +91,9 @@ def write_reports(args: argparse.Namespace, records: list[dict[str, Any]], stopp
         title = f"harness run {' '.join(map(str, args.paths))}" + (f" --agent {args.agent}" if args.agent else "")
         page = render_report(records, title=title, generated=now.isoformat(), base_dir=Path(args.html).parent,
                              interrupted=stopped)
-        write_text(Path(args.html), page)
+        write_atomically(Path(args.html), page)
     if getattr(args, "junit", None):
-        write_text(Path(args.junit), junit_xml(records, timestamp=now.isoformat()))
-
-
-def write_text(path: Path, text: str) -> None:
-    """``text`` into ``path`` (its folder made if needed) through a temporary file beside it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, text)
+        write_atomically(Path(args.junit), junit_xml(records, timestamp=now.isoformat()))
 
 
 def json_result(record: dict[str, Any]) -> dict[str, Any]:

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from harness.report.commands import write_text
 from harness.report.html import render_report
 from harness.report.record import scenario_record
+from harness.wire.files import write_atomically
 
 WORKER_KEY = "harness_records"
 
@@ -47,7 +47,7 @@ class HtmlReport:
             return
         now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
         records = sorted(self.records, key=lambda r: r["file"])
-        write_text(self.path, render_report(records, title="pytest: fault scenarios", generated=now, base_dir=self.path.parent))
+        write_atomically(self.path, render_report(records, title="pytest: fault scenarios", generated=now, base_dir=self.path.parent))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminalreporter.write_line(f"harness: HTML report of {len(self.records)} scenario(s) in {self.path}")
