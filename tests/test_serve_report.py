@@ -88,18 +88,17 @@ def test_replies_never_requested_are_a_note_unless_the_turn_expects_a_count(tmp_
 
 
 def test_a_retry_before_retry_after_is_a_problem_on_real_arrival_times(tmp_path) -> None:
-    # the server's own clock, moved by the test: the client waits 0.05 s, then 0.35 s
-    now = [0.0]
+    # the server's own clock, read as a function of how many requests have arrived, so that the
+    # server thread's reading at the end of an answer cannot race the test: the client waits 0.05 s, then 0.35 s
     replies = "      - {error: rate_limit, headers: {retry-after: '0.3'}}\n" * 2 + "      - text: Hello.\n"
-    scenario, server = serve(scenario_file(tmp_path, replies), monotonic=lambda: now[0])
+    arrived_at = {0: 0.0, 1: 0.0, 2: 0.05, 3: 0.4}
+    server = None
+    scenario, server = serve(scenario_file(tmp_path, replies), monotonic=lambda: arrived_at[len(server.responder.requests) if server else 0])
     with server, httpx2.Client(base_url=server.url) as http:
-        post(http, HI)
-        now[0] += 0.05
-        post(http, HI)
-        now[0] += 0.35
-        post(http, HI)
+        for _ in range(3):
+            post(http, HI)
     problems = check_served(scenario, server).problems
-    assert len(problems) == 1 and "request 2 came 0.0" in problems[0] and "which asked for retry-after 0.3s" in problems[0]
+    assert len(problems) == 1 and "request 2 came 0.050s" in problems[0] and "which asked for retry-after 0.3s" in problems[0]
 
 
 def test_sessions_each_get_their_replies_and_their_part_of_the_report(tmp_path) -> None:
