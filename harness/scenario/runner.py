@@ -22,6 +22,7 @@ from harness.scenario.model import Scenario, ScenarioError, Turn
 from harness.scenario.outcome import Outcome, TurnRecord
 from harness.scenario.responder import DEFAULT_MODEL, Responder
 from harness.scenario.sandbox import PathEscape, write_workspace
+from harness.scenario.terminal import ctrl_c_heard
 from harness.scenario.tool_map import ToolMap
 from harness.scenario.transport import AsyncScenarioTransport, ScenarioTransport
 from harness.wire.clock import VirtualClock
@@ -82,9 +83,10 @@ def run_scenario(
             turns.append(Turn(PROBE_LINE, (PROBE_REPLY,), expect={"end": "end_turn"}))
         records = []
         try:
-            for number, turn in enumerate(turns, 1):
-                label = "the probe turn" if scenario.probe and number == len(turns) else f"turn {number}"
-                records.append(_drive_turn(under_test, driver, turn, number, label, responder, emit))
+            with ctrl_c_heard():
+                for number, turn in enumerate(turns, 1):
+                    label = "the probe turn" if scenario.probe and number == len(turns) else f"turn {number}"
+                    records.append(_drive_turn(under_test, driver, turn, number, label, responder, emit))
         finally:
             driver.close()
         files = _snapshot(workspace)
