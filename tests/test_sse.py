@@ -13,14 +13,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.strategies.replies import replies
+from harness.wire.replies import ErrorEvent, Insert, Reply
 from harness.wire.sse import (
     encode_event,
     encode_events,
+    encode_rendered,
     message_events,
     non_streaming_body,
     ping_event,
 )
 from harness.wire.sse_parse import SSEFrame, decode_events, final_message, parse_frames
+from harness.wire.stream_faults import BAD_DATA, PositionError, stream_events
 
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -415,3 +419,25 @@ def test_non_json_data_names_the_frame():
 
 def test_frames_without_data_are_skipped_when_decoding():
     assert decode_events(b"event: ping\n\n" + encode_event({"type": "message_stop"})) == [{"type": "message_stop"}]
+
+
+@given(replies(), st.integers(0, 3), st.data())
+def test_frames_rendered_with_their_events_are_the_encoders_bytes(reply, pings, data):
+    """``message_events`` renders delta and stop frames as it builds them; with pings,
+    inserts, a duplicate, an error event, an early end or a non-JSON frame moved in
+    among them, each frame is still the one ``encode_event`` writes."""
+    message = reply.message or {}
+    count = len(message_events(message, message_id="msg_1"))
+    fault = data.draw(st.sampled_from(["duplicate", "swap", "end_early", "error_event", "bad_data", "insert", None]))
+    position = data.draw(st.integers(1, max(1, count - 1)))
+    reply = Reply(message=message, pings=pings, **{
+        None: {}, "duplicate": {"duplicate": position}, "swap": {"swap": position}, "end_early": {"end_early": position},
+        "error_event": {"error_event": ErrorEvent(position, "overloaded_error")}, "bad_data": {"bad_data": position},
+        "insert": {"insert": (Insert(position, {"type": "content_block_stop", "index": 0}),)},
+    }[fault])
+    rendered: dict = {id(BAD_DATA): (BAD_DATA, b"bad")}
+    try:
+        events = stream_events(reply, message_id="msg_1", model="m", rendered=rendered)
+    except PositionError:
+        return
+    assert encode_rendered(events, rendered) == [b"bad" if e is BAD_DATA else encode_event(e) for e in events]

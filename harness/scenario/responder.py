@@ -166,9 +166,10 @@ class Responder:
     def _remember_signatures(self, plan: WirePlan, model: str) -> None:
         """Thinking signatures are bound to the model that wrote them."""
         for event in plan.events:
-            delta = event.get("delta") if isinstance(event, dict) else None
-            if isinstance(delta, dict) and delta.get("type") == "signature_delta":
-                self.signature_models[delta["signature"]] = model
+            if isinstance(event, dict) and event.get("type") == "content_block_delta":
+                delta = event.get("delta")
+                if isinstance(delta, dict) and delta.get("type") == "signature_delta":
+                    self.signature_models[delta["signature"]] = model
 
     def _foreign_signatures(self, body: dict[str, Any]) -> list[Violation]:
         """Thinking blocks signed by a model other than the one this request asks for."""

@@ -78,9 +78,9 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
         return _error_plan(reply, headers)
     if not streaming:
         return _json_form(reply, headers, message_id=message_id, model=model)
-    events = stream_events(reply, message_id=message_id, model=model)
-    dumps = sse.batch_dumps()
-    frames = [BAD_DATA_FRAME if e is BAD_DATA else sse.encode_event(e, dumps=dumps) for e in events]
+    rendered: sse.Rendered = {id(BAD_DATA): (BAD_DATA, BAD_DATA_FRAME)}
+    events = stream_events(reply, message_id=message_id, model=model, rendered=rendered)
+    frames = sse.encode_rendered(events, rendered)
     headers |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"} | reply.headers
     check_frame_positions(reply, frames)
     plan = WirePlan(200, headers, frames, [0.0] * len(frames), events=[e for e in events if e is not BAD_DATA])

@@ -36,19 +36,30 @@ _json_string = json.encoder.encode_basestring  # a str as compact JSON, non-ASCI
 _DELTA_EVENT_KEYS = ("type", "index", "delta")
 _DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json",
                  "signature_delta": "signature"}
+_STOP_TEMPLATE = b'event: content_block_stop\ndata: {"type":"content_block_stop","index":%d}\n\n'
 _DELTA_TEMPLATE = (
     'event: content_block_delta\ndata: {"type":"content_block_delta","index":%d,"delta":{"type":"%s","%s":%s}}\n\n'
 )
 
 
+Rendered = dict[int, tuple[dict, bytes]]  # id(event) → (the event, its frame), kept while its events are used
+
+
 def message_events(
-    spec: Mapping[str, Any], *, message_id: str, model: str = "claude-sonnet-4-5", tool_id_prefix: str = "toolu_"
+    spec: Mapping[str, Any],
+    *,
+    message_id: str,
+    model: str = "claude-sonnet-4-5",
+    tool_id_prefix: str = "toolu_",
+    rendered: Rendered | None = None,
 ) -> list[dict]:
     """The full event list of one streamed message: message_start, content blocks
     (start/delta.../stop), message_delta, message_stop.
 
     Blocks come in the order thinking, ``content`` (raw blocks), text, tool_use.
-    Deterministic: the same spec and ids give the same events.
+    Deterministic: the same spec and ids give the same events. ``rendered``, when given,
+    receives the frames of the delta and stop events as they are built (the bytes
+    ``encode_event`` writes for them), for ``encode_rendered``.
     """
     unknown = spec.keys() - SPEC_KEYS
     if unknown:
@@ -83,8 +94,11 @@ def message_events(
     ]
     for index, (block, deltas) in enumerate(blocks):
         events.append({"type": "content_block_start", "index": index, "content_block": block})
-        events += [{"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas]
-        events.append({"type": "content_block_stop", "index": index})
+        if rendered is None:
+            events += [{"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas]
+            events.append({"type": "content_block_stop", "index": index})
+        else:
+            events += _rendered_deltas(index, deltas, rendered)
     stop_reason = spec["stop_reason"] if "stop_reason" in spec else ("tool_use" if tools else "end_turn")
     delta = {"stop_reason": stop_reason, "stop_sequence": spec.get("stop_sequence"), "stop_details": None}
     events.append({"type": "message_delta", "delta": delta, "usage": delta_usage})
@@ -132,6 +146,33 @@ def _delta_frame(event: Mapping[str, Any]) -> bytes | None:
     if field is None or tuple(delta) != ("type", field) or type(delta[field]) is not str:
         return None
     return (_DELTA_TEMPLATE % (index, delta["type"], field, _json_string(delta[field]))).encode()
+
+
+def _rendered_deltas(index: int, deltas: list[dict], rendered: Rendered) -> list[dict]:
+    """A block's delta events and its stop event, their frames put in ``rendered``.
+    Every delta built here has two keys, its type and that type's field."""
+    events = []
+    for delta in deltas:
+        event = {"type": "content_block_delta", "index": index, "delta": delta}
+        events.append(event)
+        kind = delta["type"]
+        field = _DELTA_FIELDS[kind]
+        if type(delta[field]) is str:  # a tool's raw `json` pieces may be anything
+            rendered[id(event)] = event, (_DELTA_TEMPLATE % (index, kind, field, _json_string(delta[field]))).encode()
+    stop = {"type": "content_block_stop", "index": index}
+    rendered[id(stop)] = stop, _STOP_TEMPLATE % index
+    return events + [stop]
+
+
+def encode_rendered(events: Iterable[Mapping[str, Any]], rendered: Rendered) -> list[bytes]:
+    """The frame of each event: the one ``message_events`` rendered for it when there is
+    one, else ``encode_event``'s."""
+    dumps = batch_dumps()
+    frames = []
+    for event in events:
+        known = rendered.get(id(event))
+        frames.append(known[1] if known is not None and known[0] is event else encode_event(event, dumps=dumps))
+    return frames
 
 
 def encode_events(events: Iterable[Mapping[str, Any]]) -> bytes:

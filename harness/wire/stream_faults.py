@@ -38,15 +38,16 @@ def within(field: str, number: int | None, count: int, *, low: int = 0, high: in
     raise PositionError(field, f"`{field}: {number}` is beyond the reply ({served} as served; {valid})")
 
 
-def stream_events(reply: Reply, *, message_id: str, model: str) -> list[dict[str, Any]]:
+def stream_events(reply: Reply, *, message_id: str, model: str, rendered: sse.Rendered | None = None) -> list[dict[str, Any]]:
     """The events of a message reply after the event-level faults, applied in this order:
     pings, inserts, a duplicate, a swap, an error event, a clean early end, a non-JSON
     frame. Each fault counts events in the stream as the faults before it left it, and
-    one that names an event beyond that stream is a PositionError."""
+    one that names an event beyond that stream is a PositionError. ``rendered``: as for
+    ``sse.message_events``."""
     if reply.events is not None:
         events = list(reply.events)
     else:
-        events = sse.message_events(reply.message or {}, message_id=message_id, model=model)
+        events = sse.message_events(reply.message or {}, message_id=message_id, model=model, rendered=rendered)
     if reply.pings:
         events = _with_pings(events, reply.pings)
     for n, insert in enumerate(reply.insert):
