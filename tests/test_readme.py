@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
