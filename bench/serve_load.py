@@ -27,6 +27,11 @@ BODY = json.dumps({**workload.REQUEST, "stream": True}).encode()
 HEADERS = {"content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": workload.API_KEY}
 
 
+class _BareServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the listen backlog: 50 clients connect at once (the default, 5, resets them)
+
+
 class _Bare(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     reply = workload.reply_body(1)
@@ -51,7 +56,11 @@ def _load(url: str, clients: int, requests: int) -> float:
     def client() -> None:
         with httpx2.Client(base_url=url, timeout=30) as http:
             for _ in range(requests):
-                answer = http.post("/v1/messages", content=BODY, headers=HEADERS)
+                try:
+                    answer = http.post("/v1/messages", content=BODY, headers=HEADERS)
+                except httpx2.HTTPError as error:
+                    failures.append(f"{type(error).__name__}: {error}")
+                    continue
                 if answer.status_code != 200 or b"message_stop" not in answer.content:
                     failures.append(f"{answer.status_code}: {answer.text[:200]}")
 
@@ -68,8 +77,7 @@ def _load(url: str, clients: int, requests: int) -> float:
 
 
 def _bare(clients: int, requests: int) -> float:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Bare)
-    server.daemon_threads = True
+    server = _BareServer(("127.0.0.1", 0), _Bare)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

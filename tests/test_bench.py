@@ -10,15 +10,17 @@ import pytest
 from bench import run
 
 TINY = 0.02
+FEW_FILES = [run.ROOT / "scenarios" / "http" / name for name in ("overloaded_then_success.yaml", "retry_after_ms.yaml")]
 
 
 def test_the_bench_runs_every_part_and_reports_every_target(tmp_path, capsys):
-    results = run.measure_all(tmp_path, TINY, session_counts=(3, 6))
+    results = run.measure_all(tmp_path, TINY, session_counts=(3, 6), pytest_files=FEW_FILES)
     results["bench_seconds"] = 0.0
     every_contender_is_measured_against_the_floor(results)
     the_scenarios_it_times_pass(results)
     the_property_is_timed_with_its_two_floors(results)
     the_report_gives_every_target_a_verdict(results, capsys)
+    the_scale_rows_measure_what_they_say(results)
     serve = results["serve"]
     assert serve["bare_rps"] > 0 and serve["harness_rps"] > 0 and serve["harness_over_bare"] > 0
 
@@ -38,6 +40,16 @@ def the_scenarios_it_times_pass(results: dict) -> None:
     assert results["ten_retries"]["passed"] and results["ten_retries"]["virtual_seconds"] == 300
     assert results["one_scenario"]["passed"]
     assert results["library"]["not_passed"] == [] and results["library"]["files"] >= 60
+
+
+def the_scale_rows_measure_what_they_say(results: dict) -> None:
+    checks = results["wire_checks"]
+    assert checks["scenarios"] >= 60 and 0 < checks["checks_s_cpu"] < checks["run_s_cpu"] and checks["on_over_off"] > 1
+    scale = results["pytest"]
+    assert scale["items"] == len(FEW_FILES) and scale["identical_results"] and scale["differences"] == []
+    assert scale["one_worker_s"] > 0 and scale["two_workers_s"] > 0
+    machine = results["state_machine"]
+    assert machine["examples"] >= 1 and machine["generation_only_examples_per_s"] > machine["examples_per_s_wall"] > 0
 
 
 def the_property_is_timed_with_its_two_floors(results: dict) -> None:

@@ -13,6 +13,7 @@ Shared by the in-process transports (``transport``) and the socket server.
 from __future__ import annotations
 
 import email.utils
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from harness.oracle import Violation, check_request, wording
@@ -30,6 +31,18 @@ from harness.wire.replies import Reply
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})
 DEFAULT_MODEL = "claude-opus-5-5"
+
+
+@dataclass
+class Pending:
+    """A request whose reply is taken but not yet rendered (``Responder.claim``)."""
+
+    record: RecordedRequest
+    planned: Reply  # the reply as queued (``record.reply`` is the form served)
+    request_id: str
+    model: str
+    where: str  # the reply, as a problem names it
+    served: bool = True  # False once rendering failed
 
 
 class Responder:
@@ -77,6 +90,17 @@ class Responder:
 
     def respond(self, method: str, path: str, headers: Mapping[str, str], content: bytes) -> WirePlan:
         """The WirePlan answering one request."""
+        pending = self.claim(method, path, headers, content)
+        if pending is None:
+            return self.requests[-1].plan  # type: ignore[return-value]
+        self.render(pending)
+        return self.settle(pending)
+
+    def claim(self, method: str, path: str, headers: Mapping[str, str], content: bytes) -> Pending | None:
+        """The first step of ``respond``: record the request, check it, take its reply.
+        None when the answer is already decided (``requests[-1].plan``: a refusal, no
+        reply left); else what ``render`` and ``settle`` finish. A server holds its lock
+        for this step and for ``settle``; ``render`` needs none."""
         number = len(self.requests) + 1
         body = _json_or_text(content)
         record = RecordedRequest(
@@ -84,10 +108,8 @@ class Responder:
         )
         self.requests.append(record)
         request_id = f"req_harness_{number:06d}"
-        if path.endswith("/v1/messages"):
-            refused = self._refuse(record, content, request_id)
-            if refused is not None:
-                return refused
+        if path.endswith("/v1/messages") and self._refuse(record, content, request_id) is not None:
+            return None
         if self._served_in_queue >= len(self._queue):
             again = self._final_error()
             if again is None:
@@ -99,33 +121,50 @@ class Responder:
                 self.overrun.append(message)
                 record.plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
                 record.plan.headers["x-should-retry"] = "false"
-                return record.plan
+                return None
             planned, record.repeated = again, True  # the API answers what it refused the same way again
         else:
             planned = self.tool_map.reply_for_agent(self._queue[self._served_in_queue])
             self._served_in_queue += 1
-        reply = planned.unstreamed if planned.unstreamed is not None and not record.streaming else planned
-        record.reply = reply
+        record.reply = planned.unstreamed if planned.unstreamed is not None and not record.streaming else planned
         model = (body.get("model") if isinstance(body, dict) else None) or self.model
+        where = f"the reply on line {planned.line}" if planned.line else f"reply {self._served_in_queue} of {self._label}"
+        return Pending(record, planned, request_id, model, where)
+
+    def render(self, pending: Pending) -> str | None:
+        """The second step: the reply's WirePlan, in ``pending.record.plan``; the problem
+        when the reply cannot be served (also in ``problems``)."""
+        record, reply = pending.record, pending.record.reply
+        assert reply is not None
         try:
             record.plan = plan_reply(
-                reply, streaming=record.streaming, request_id=request_id, message_id=f"msg_harness_{number:06d}", model=model
+                reply, streaming=record.streaming, request_id=pending.request_id,
+                message_id=f"msg_harness_{record.number:06d}", model=pending.model,
             )
             record.plan.headers = dated(record.plan.headers, self.clock.wall_origin - EPOCH_ORIGIN)
         except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream, a stream-only fault
-            where = f"the reply on line {planned.line}" if planned.line else f"reply {self._served_in_queue} of {self._label}"
             if isinstance(error, NoJsonForm):
                 why = f"to a request without `stream`: {error} has no non-streaming form (choose one with `unstreamed:`)"
             else:
                 why = f": {type(error).__name__}: {error}"
-            self.problems.append(f"{where} cannot be served {why}")
-            record.plan = json_plan(500, error_body("api_error", "harness: unservable reply", request_id), request_id)
+            problem = f"{pending.where} cannot be served {why}"
+            self.problems.append(problem)
+            record.plan = json_plan(500, error_body("api_error", "harness: unservable reply", pending.request_id), pending.request_id)
             record.plan.headers["x-should-retry"] = "false"
-            return record.plan
-        if planned is not reply:
+            pending.served = False
+            return problem
+        if pending.planned is not reply:
             record.plan.form = "the reply's `unstreamed:` form (the request does not stream)"
-        self._remember_signatures(record.plan, model)
-        self.threads.answered(record)
+        return None
+
+    def settle(self, pending: Pending) -> WirePlan:
+        """The last step: what the answer leaves behind (its thinking signatures, the
+        thread it continues); the plan to send."""
+        record = pending.record
+        assert record.plan is not None
+        if pending.served:
+            self._remember_signatures(record.plan, pending.model)
+            self.threads.answered(record)
         return record.plan
 
     def _refuse(self, record: RecordedRequest, content: bytes, request_id: str) -> WirePlan | None:

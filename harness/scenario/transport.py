@@ -13,7 +13,7 @@ import httpx2
 
 from harness.scenario.recorded import RecordedRequest
 from harness.scenario.responder import Responder
-from harness.wire.chunks import wire_reads
+from harness.wire.chunks import whole_frames_at_once, wire_reads
 from harness.wire.clock import VirtualClock
 from harness.wire.plan import WirePlan
 from harness.wire.replies import Reply
@@ -34,7 +34,7 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     def __iter__(self) -> Iterator[bytes]:
         chunks, delays = self.plan.chunks, self.plan.delays
         try:
-            if _whole_frames_at_once(chunks, delays):
+            if whole_frames_at_once(chunks, delays):
                 # What is already there arrives in socket-sized reads: the same bytes at the
                 # same virtual time, fewer reads than frames for a typical reply (it spares the
                 # client its per-read cost, ~15 µs a chunk in the SDK), and a 40 MB body in
@@ -53,16 +53,6 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for chunk in self:  # noqa: the sync walk never blocks: time is virtual
             yield chunk
-
-
-def _whole_frames_at_once(chunks: list[bytes], delays: list[float]) -> bool:
-    """Whether the chunks arrive with no time between them and every boundary between
-    two chunks ends an SSE frame (a drip, or any split inside a frame, keeps its chunks)."""
-    return (
-        len(chunks) == len(delays) > 1
-        and not any(delay > 0 for delay in delays[1:])
-        and all(chunk.endswith(b"\n\n") for chunk in chunks[:-1])
-    )
 
 
 def raise_ending(plan: WirePlan, clock: VirtualClock) -> None:

@@ -156,19 +156,30 @@ class FaultServer(Listener):
 
     def _messages(self, request: Request, session: str, path: str) -> tuple[WirePlan, LogEntry, RecordedRequest]:
         entry = self._entry(request, session, status=None, answer="")
-        with self._lock:  # a Responder serves one request at a time
+        with self._lock:  # a Responder takes one request at a time; the rendering needs no lock
             responder = self._responder(session)
-            known = len(responder.problems)
+            known, count = len(responder.problems), len(responder.requests)
             try:
-                plan = responder.respond(request.method, path, request.headers, request.body)
-            except Exception as exc:  # a harness bug or a reply it cannot serve: say so, do not hang up
-                message = f"harness: {type(exc).__name__}: {exc}"
-                plan = json_plan(500, error_body("api_error", message, _request_id(entry)), _request_id(entry))
-                plan.headers["x-should-retry"] = "false"
-                responder.problems.append(message)
+                pending = responder.claim(request.method, path, request.headers, request.body)
+            except Exception as exc:  # a harness bug: say so, do not hang up
+                if len(responder.requests) == count:
+                    raise  # before the request was recorded: the listener answers its 500
+                pending = None
+                self._failed(responder, responder.requests[-1], exc, entry)
             record = responder.requests[-1]
             record.time, record.session = self.elapsed(), session or None  # arrival, in real time
-            problems = responder.problems[known:]  # no reply left, a reply that cannot be served
+            problems = responder.problems[known:]  # no reply left
+        if pending is not None:
+            try:
+                problem = responder.render(pending)
+            except Exception as exc:  # a harness bug while rendering
+                with self._lock:
+                    problem, pending.served = self._failed(responder, record, exc, entry), False
+            problems += [problem] if problem else []
+            with self._lock:
+                responder.settle(pending)
+        plan = record.plan
+        assert plan is not None
         entry.streaming = record.streaming
         entry.violations = [str(v) for v in record.violations]
         entry.status = None if plan.connection else plan.status
@@ -183,6 +194,15 @@ class FaultServer(Listener):
         entry.answer += f" · served as {plan.form}" if plan.form else ""
         entry.fault = plan.connection or (plan.ending if plan.ending != "complete" else None)
         return plan, entry, record
+
+    @staticmethod
+    def _failed(responder: Responder, record: RecordedRequest, exc: Exception, entry: LogEntry) -> str:
+        """A harness bug while answering ``record``: it gets a 500 that says so."""
+        message = f"harness: {type(exc).__name__}: {exc}"
+        record.plan = json_plan(500, error_body("api_error", message, _request_id(entry)), _request_id(entry))
+        record.plan.headers["x-should-retry"] = "false"
+        responder.problems.append(message)
+        return message
 
     def _entry(self, request: Request, session: str, *, status: int | None, answer: str, checked: bool = True) -> LogEntry:
         entry = self.log.entry(request.method, request.target, request.peer, status=status, answer=answer, checked=checked)

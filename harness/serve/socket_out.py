@@ -15,6 +15,7 @@ import threading
 import time
 from http import HTTPStatus
 
+from harness.wire.chunks import whole_frames_at_once
 from harness.wire.http11 import finish, reset
 from harness.wire.plan import WirePlan
 
@@ -44,12 +45,22 @@ class PlanSender:
         headers["connection"] = "keep-alive" if keep_alive else "close"
         phrase = _PHRASES.get(plan.status) or _phrase(plan.status)
         head = f"HTTP/1.1 {plan.status} {phrase}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-        sock.sendall(head.encode("latin-1") + b"\r\n")
-        for chunk, delay in zip(plan.chunks, plan.delays):
-            if not self.wait(sock, delay):
-                return False
-            if chunk:
-                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
+        head = head.encode("latin-1") + b"\r\n"
+        if not any(delay > 0 for delay in plan.delays) and (len(plan.chunks) < 2 or whole_frames_at_once(plan.chunks, plan.delays)):
+            # nothing to wait for and no split inside a frame: one write with the head, not one per frame
+            body = b"".join(plan.chunks)
+            if chunked and body:
+                body = b"%x\r\n%s\r\n" % (len(body), body)
+            sock.sendall(head + body + (b"0\r\n\r\n" if plan.ending == "complete" and chunked else b""))
+        else:
+            sock.sendall(head)
+            for chunk, delay in zip(plan.chunks, plan.delays):
+                if not self.wait(sock, delay):
+                    return False
+                if chunk:
+                    sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
+            if plan.ending == "complete" and chunked:
+                sock.sendall(b"0\r\n\r\n")
         if plan.ending == "rst":
             reset(sock)
             return False
@@ -58,8 +69,6 @@ class PlanSender:
         if plan.ending != "complete":  # fin, interrupt, the end of a stall
             finish(sock)
             return False
-        if chunked:
-            sock.sendall(b"0\r\n\r\n")
         if not keep_alive:
             finish(sock)
         return keep_alive

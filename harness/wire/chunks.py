@@ -23,6 +23,17 @@ def wire_reads(data: bytes, size: int = WIRE_READ) -> Iterator[bytes]:
         yield bytes(view[start : start + size])
 
 
+def whole_frames_at_once(chunks: list[bytes], delays: list[float]) -> bool:
+    """Whether a plan's chunks arrive with no time between them and every boundary
+    between two chunks ends an SSE frame: they may then go out as one write (a drip, or
+    any split inside a frame, keeps its chunks)."""
+    return (
+        len(chunks) == len(delays) > 1
+        and not any(delay > 0 for delay in delays[1:])
+        and all(chunk.endswith(b"\n\n") for chunk in chunks[:-1])
+    )
+
+
 def wire_reads_of(chunks: Iterable[bytes], size: int = WIRE_READ) -> Iterator[bytes]:
     """Each chunk, cut into reads of at most ``size`` bytes."""
     for chunk in chunks:

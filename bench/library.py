@@ -1,0 +1,172 @@
+"""The scenario library as a user runs it: in process (one scenario, the whole library,
+and what the checks read from the wire cost of that), and under pytest with one worker
+and with two (``pytest -n 2``), whose results must be the same."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+from typing import Any
+
+from harness.oracle import check_request
+from harness.oracle.betas import request_betas
+from harness.scenario.expectations import check_expectations
+from harness.scenario.invariants import check_invariants
+from harness.scenario.library import scenario_files
+from harness.scenario.loader import load_scenario
+from harness.scenario.model import ScenarioError
+from harness.scenario.runner import run_scenario
+
+from .timing import Samples, repeat
+
+ROOT = Path(__file__).resolve().parent.parent
+ONE_SCENARIO = ROOT / "scenarios" / "http" / "overloaded_then_success.yaml"
+PYTEST_TIMEOUT = 600
+
+
+def one_scenario(scale: float) -> dict[str, Any]:
+    """One scenario run again and again, with and without loading its file."""
+    scenario = load_scenario(ONE_SCENARIO)
+    outcome = run_scenario(scenario)
+    run = repeat(lambda: run_scenario(scenario), times=n_of(20, scale))
+    load_and_run = repeat(lambda: run_scenario(load_scenario(ONE_SCENARIO)), times=n_of(20, scale))
+    return {
+        "file": str(ONE_SCENARIO.relative_to(ROOT)),
+        "passed": outcome.passed,
+        "requests": len(outcome.requests),
+        "run_ms": ms(run),
+        "load_and_run_ms": ms(load_and_run),
+    }
+
+
+def library(scale: float) -> dict[str, Any]:
+    """Every file under scenarios/, loaded and run in this process, one after another."""
+    files = scenario_files([ROOT / "scenarios"])
+    outcomes: dict[str, Any] = {}
+
+    def run_all() -> None:
+        for path in files:
+            try:
+                outcomes[str(path.relative_to(ROOT))] = run_scenario(load_scenario(path)).passed
+            except ScenarioError:
+                outcomes[str(path.relative_to(ROOT))] = "invalid"
+
+    samples = repeat(run_all, times=n_of(3, scale))
+    slowest = []
+    for path in files:  # one more pass, timed per file (no collection before each), to name the slow ones
+        cpu, wall = time.process_time(), time.perf_counter()
+        _run_file(path)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        slowest.append((round(wall * 1000, 1), round(cpu * 1000, 1), str(path.relative_to(ROOT))))
+    slowest.sort(reverse=True)
+    return {
+        "files": len(files),
+        "passed": sum(v is True for v in outcomes.values()),
+        "not_passed": sorted(k for k, v in outcomes.items() if v is not True),
+        "s": {k: round(v / 1000, 3) for k, v in ms(samples).items()},
+        "slowest_ms_wall_cpu": slowest[:5],
+    }
+
+
+def wire_checks(scale: float) -> dict[str, Any]:
+    """What the checks read from the wire cost: every library file run (CPU, the checks
+    included), then its checks timed again alone on the same outcome: the oracle on
+    every request body, the invariants, the expectations. ``on_over_off`` is the run
+    over the run without them."""
+    scenarios = []
+    for path in scenario_files([ROOT / "scenarios"]):
+        try:
+            scenarios.append(load_scenario(path))
+        except ScenarioError:
+            continue
+    runs: list[float] = []
+    checks: list[float] = []
+    for _ in range(n_of(3, scale)):
+        started = time.process_time()
+        outcomes = [run_scenario(scenario) for scenario in scenarios]
+        runs.append(time.process_time() - started)
+        started = time.process_time()
+        for outcome in outcomes:
+            _check_again(outcome)
+        checks.append(time.process_time() - started)
+    run, check = min(runs), min(checks)
+    return {
+        "scenarios": len(scenarios),
+        "run_s_cpu": round(run, 3),
+        "checks_s_cpu": round(check, 3),
+        "on_over_off": round(run / max(run - check, 1e-9), 3),
+    }
+
+
+def _check_again(outcome: Any) -> None:
+    for request in outcome.requests:
+        if isinstance(request.conversation, dict):
+            check_request(request.conversation, betas=request_betas(request.headers))
+    check_invariants(outcome)
+    check_expectations(outcome)
+
+
+def pytest_scale(files: list[Path] | None = None) -> dict[str, Any]:
+    """The library as pytest items, with one worker (``-p no:xdist``) and with two
+    (``-n 2``): the wall time of each, and whether every item ended the same. Bytecode
+    is cached in a temporary folder, warmed by a collection first, as a user's own
+    runs have it (the project's folders are not written)."""
+    targets = [str(p) for p in (files or [ROOT / "scenarios"])]
+    walls, results = {}, {}
+    with tempfile.TemporaryDirectory(prefix="bench-pytest-") as tmp:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"PYTHONPYCACHEPREFIX": f"{tmp}/pycache"}
+        base = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
+        subprocess.run([*base, "--collect-only", *targets], cwd=ROOT, env=env, capture_output=True, timeout=PYTEST_TIMEOUT)
+        for name, options in (("one_worker", ["-p", "no:xdist"]), ("two_workers", ["-n", "2"])):
+            junit = Path(tmp) / f"{name}.xml"
+            started = time.perf_counter()
+            done = subprocess.run([*base, *options, f"--junit-xml={junit}", *targets], cwd=ROOT, env=env,
+                                  capture_output=True, text=True, timeout=PYTEST_TIMEOUT)
+            walls[name] = time.perf_counter() - started
+            results[name] = _junit_outcomes(junit) if junit.exists() else {"<no report>": done.stdout[-500:]}
+    same = results["one_worker"] == results["two_workers"]
+    return {
+        "items": len(results["one_worker"]),
+        "one_worker_s": round(walls["one_worker"], 2),
+        "two_workers_s": round(walls["two_workers"], 2),
+        "speedup": round(walls["one_worker"] / walls["two_workers"], 3),
+        "identical_results": same,
+        "differences": [] if same else sorted(set(results["one_worker"].items()) ^ set(results["two_workers"].items()))[:10],
+    }
+
+
+def _junit_outcomes(path: Path) -> dict[str, str]:
+    """Each test case of a JUnit file and how it ended: passed, failed, error or skipped."""
+    outcomes = {}
+    for case in ElementTree.parse(path).iter("testcase"):
+        ended = next((child.tag for child in case if child.tag in ("failure", "error", "skipped")), "passed")
+        outcomes[f"{case.get('classname')}::{case.get('name')}"] = ended
+    return outcomes
+
+
+def _run_file(path: Path) -> None:
+    try:
+        run_scenario(load_scenario(path))
+    except ScenarioError:
+        pass
+
+
+def ms(samples: Samples) -> dict[str, float]:
+    """Median and minimum, wall and CPU, in milliseconds."""
+    return {
+        "wall_median": round(statistics.median(samples.wall) * 1000, 2),
+        "wall_min": round(min(samples.wall) * 1000, 2),
+        "cpu_median": round(statistics.median(samples.cpu) * 1000, 2),
+        "cpu_min": round(min(samples.cpu) * 1000, 2),
+    }
+
+
+def n_of(count: int, scale: float) -> int:
+    """``count`` rounds at ``scale``, at least one."""
+    return max(1, round(count * scale))
