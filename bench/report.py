@@ -27,6 +27,16 @@ def report(results: dict[str, Any]) -> None:
             r = s["ratios_to_session_floor"].get(name)
             tail = f"   {t['cpu_median_us'] / a_cpu:.2f}× a" + (f"   {r['cpu_median']:.2f}× session floor" if r else "")
             print(f"  {name:22s} {t['cpu_median_us']:8.0f} µs  [{t['wall_median_us']:8.0f} µs wall]{tail}")
+    _scenarios(results)
+    _scale(results)
+    print("\ntargets")
+    for name, v in results["targets"].items():
+        print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}")
+    print(f"\n(bench took {results['bench_seconds']:.0f} s)")
+
+
+def _scenarios(results: dict[str, Any]) -> None:
+    """The oracle, whole scenarios, the library, the property and the state machine."""
     o = results["oracle"]
     print("\noracle (check_history): " + ", ".join(
         f"{n} messages {o[n]['us_per_call']:.0f} µs = {o[n]['us_per_message']:.2f} µs/message" for n in ("10", "100", "1000")
@@ -55,6 +65,14 @@ def report(results: dict[str, Any]) -> None:
           f"answers through a bare transport, needs {sdk:.1f} ms an example, hypothesis alone {generate:.1f} ms to "
           f"generate one (a run that does nothing): {sdk + generate:.1f} ms, a ceiling of "
           f"{1000 / (sdk + generate):.0f} examples/s with the agent and the harness free")
+    s = results["state_machine"]
+    print(f"state machine ({s['machine']}, {s['examples']} sessions of up to {s['steps_per_example']} steps): "
+          f"{s['examples_per_s_wall']:.1f} sessions/s; hypothesis generating the same steps alone "
+          f"{s['generation_only_examples_per_s']:.1f}/s: {s['over_generation_floor']:.2f}× its floor")
+
+
+def _scale(results: dict[str, Any]) -> None:
+    """Big streams, the server under load, the wire checks, pytest's scale-out."""
     b = results["big_stream"]
     full, quarter = f"{b['megabytes']:g}mb", f"{b['megabytes'] / 4:g}mb"
     print(f"big stream ({b['megabytes']:g} MB of text in blocks of {b['block_bytes'] // 1000} kB, one streamed message, replayed in 64 KiB "
@@ -68,15 +86,7 @@ def report(results: dict[str, Any]) -> None:
     w = results["wire_checks"]
     print(f"wire checks: the library's {w['scenarios']} scenarios {w['run_s_cpu']:.2f} s CPU, of it the checks read from "
           f"the wire (oracle, invariants, expectations) {w['checks_s_cpu']:.3f} s: on over off {w['on_over_off']:.3f}×")
-    s = results["state_machine"]
-    print(f"state machine ({s['machine']}, {s['examples']} sessions of up to {s['steps_per_example']} steps): "
-          f"{s['examples_per_s_wall']:.1f} sessions/s; hypothesis generating the same steps alone "
-          f"{s['generation_only_examples_per_s']:.1f}/s: {s['over_generation_floor']:.2f}× its floor")
     t = results["pytest"]
     same = "identical results" if t["identical_results"] else f"DIFFERENT results: {t['differences']}"
     print(f"pytest on the library ({t['items']} items): one worker {t['one_worker_s']:.1f} s, -n 2 {t['two_workers_s']:.1f} s "
-          f"wall: {t['speedup']:.2f}× faster, {same}")
-    print("\ntargets")
-    for name, v in results["targets"].items():
-        print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}")
-    print(f"\n(bench took {results['bench_seconds']:.0f} s)")
+          f"wall: a speed-up of {t['speedup']:.2f}×, {same}")
