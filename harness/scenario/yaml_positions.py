@@ -8,6 +8,7 @@ anything walks it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,7 @@ def _at(mark: Any) -> Position:
 
 
 def _construct_map(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
+    _expect(node, yaml.MappingNode, "a mapping")
     loader.flatten_mapping(node)
     result = LocatedDict()
     result.pos, result.key_pos, result.value_pos = position(node), {}, {}
@@ -92,9 +94,16 @@ def _construct_map(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
 
 
 def _construct_seq(loader: _Loader, node: yaml.SequenceNode) -> LocatedList:
+    _expect(node, yaml.SequenceNode, "a list")
     result = LocatedList(loader.construct_object(item, deep=True) for item in node.value)
     result.pos, result.item_pos = position(node), [position(item) for item in node.value]
     return result
+
+
+def _expect(node: yaml.Node, kind: type, what: str) -> None:
+    """A ``!!map`` or ``!!seq`` tag on a node of another kind is an error, as PyYAML has it."""
+    if not isinstance(node, kind):
+        raise yaml.constructor.ConstructorError(None, None, f"the tag {node.tag.replace('tag:yaml.org,2002:', '!!')} needs {what} here, not a {node.id}", node.start_mark)
 
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
@@ -114,8 +123,74 @@ def load_located(path: Path) -> Any:
     return loads_located(text, str(path))
 
 
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml's parser and composer (when PyYAML has them) with the same constructors:
+    the same values and positions, several times faster. Used only on text whose
+    nesting a first pass over its events has bounded, and only when it reads the text
+    without an error: every error is the pure-Python loader's, with its wording. Where
+    the two are known to differ, the pure-Python loader reads alone: text with a tab or
+    a block scalar's ``|`` or ``>`` right before a ``#`` (libyaml takes some of those
+    that PyYAML refuses), and documents with an empty value (libyaml places it at the
+    next token, PyYAML where it was left out)."""
+
+
+_FastLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
+_FastLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
+_BLOCK_BEFORE_COMMENT = re.compile(r"[|>][-+0-9]*#")
+_FAST = _FastLoader is not yaml.SafeLoader and yaml.__with_libyaml__
+
+
+def _fast_load(text: str) -> Any:
+    """The document through libyaml; yaml.YAMLError (or YamlError) when anything is off,
+    or where the pure-Python loader would read it otherwise."""
+    if "\t" in text or _BLOCK_BEFORE_COMMENT.search(text):
+        raise YamlError("read by the pure-Python loader")
+    depth = 0
+    for event in yaml.parse(text, Loader=_FastLoader):  # nesting first: libyaml composes by recursion in C
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise YamlError("too deep")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    loader = _FastLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        check_expanded(node, min(MAX_UNITS, limit_for(text)))
+        if _has_empty_value(node):
+            raise YamlError("an empty value")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _has_empty_value(root: yaml.Node) -> bool:
+    """Whether a value is left out (``key:`` with nothing after it): an empty plain scalar."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            if node.value == "" and not node.style:  # plain: None in PyYAML, "" in libyaml
+                return True
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+        else:
+            stack += [part for pair in node.value for part in pair]
+    return False
+
+
 def loads_located(text: str, name: str = "<text>") -> Any:
     """``load_located`` on text already read; ``name`` prefixes the messages."""
+    if _FAST:
+        try:
+            return _fast_load(text)
+        except (yaml.YAMLError, YamlError, RecursionError, ValueError, TypeError, OverflowError):
+            pass  # read again below, for the pure-Python loader's own message
     try:
         return yaml.load(text, Loader=_Loader)
     except YamlError as error:
