@@ -4,7 +4,8 @@ so that a mistake can be reported as ``path:line:col``.
 Bounded: a file over ``MAX_BYTES``, nesting deeper than ``MAX_DEPTH``, or a document
 that aliases blow up past ``MAX_UNITS`` (a "billion laughs" file of nested aliases;
 ``harness.wire.plain_yaml.check_expanded``) is refused with a ``YamlError`` before
-anything walks it."""
+anything walks it. libyaml reads when PyYAML has it (``_FastLoader``), the pure-Python
+loader where the two would differ and for every error message."""
 
 from __future__ import annotations
 
@@ -137,7 +138,7 @@ class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignor
 _FastLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _FastLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 _BLOCK_BEFORE_COMMENT = re.compile(r"[|>][-+0-9]*#")
-_FAST = _FastLoader is not yaml.SafeLoader and yaml.__with_libyaml__
+_FAST = bool(getattr(yaml, "__with_libyaml__", False))
 
 
 def _fast_load(text: str) -> Any:
