@@ -58,6 +58,13 @@ def library(tmp_path: Path) -> Path:
     return folder
 
 
+def html_report(library: Path, tmp_path: Path) -> Page:
+    """``harness run LIBRARY --html``, read back."""
+    report = tmp_path / "report.html"
+    main(["run", str(library), "--html", str(report)])
+    return Page(report.read_text(encoding="utf-8"))
+
+
 def line_of(text: str, needle: str) -> int:
     return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
 
@@ -79,9 +86,7 @@ def test_the_html_report_is_one_file_that_fetches_nothing(library, tmp_path, cap
 
 
 def test_the_summary_counts_and_lists_every_file(library, tmp_path, capsys):
-    report = tmp_path / "report.html"
-    main(["run", str(library), "--html", str(report)])
-    page = Page(report.read_text(encoding="utf-8"))
+    page = html_report(library, tmp_path)
     [counts] = page.root.find_all("p", "counts")
     assert counts.all_text() == "1 passed2 failed0 skipped"  # the broken file counts as failed
     [summary] = page.root.find_all("table", "summary")
@@ -90,9 +95,7 @@ def test_the_summary_counts_and_lists_every_file(library, tmp_path, capsys):
 
 
 def test_the_failing_expectation_is_highlighted_and_linked_to_its_line(library, tmp_path, capsys):
-    report = tmp_path / "report.html"
-    main(["run", str(library), "--html", str(report)])
-    page = Page(report.read_text(encoding="utf-8"))
+    page = html_report(library, tmp_path)
     [section] = [s for s in page.root.find_all("section", "scenario") if "expects-the-wrong-wait" in s.all_text()]
     [problem] = section.find_all("ul", "problems")[0].find_all("li")
     assert "turn 1: expect.sleeps[1]: expected 5.0, slept" in problem.all_text()
@@ -114,9 +117,7 @@ def test_the_failing_expectation_is_highlighted_and_linked_to_its_line(library, 
 
 
 def test_a_broken_file_shows_its_mistake_at_its_line(library, tmp_path, capsys):
-    report = tmp_path / "report.html"
-    main(["run", str(library), "--html", str(report)])
-    page = Page(report.read_text(encoding="utf-8"))
+    page = html_report(library, tmp_path)
     [section] = [s for s in page.root.find_all("section", "scenario") if "broken.yaml" in s.all_text()]
     [link] = section.find_all("ul", "problems")[0].find_all("a")
     assert link.all_text() == "broken.yaml:6"
@@ -124,9 +125,7 @@ def test_a_broken_file_shows_its_mistake_at_its_line(library, tmp_path, capsys):
 
 
 def test_the_coverage_matrix_shows_where_faults_hit_and_where_none_did(library, tmp_path, capsys):
-    report = tmp_path / "report.html"
-    main(["run", str(library), "--html", str(report)])
-    matrix = Page(report.read_text(encoding="utf-8")).matrix()
+    matrix = html_report(library, tmp_path).matrix()
     assert matrix["cut by RST"]["mid tool input"] == ("hit", "1")
     assert matrix["HTTP error, retryable"]["HTTP status"] == ("hit", "2")
     assert matrix["cut by FIN"]["mid text"] == ("gap", "—")  # possible, not covered

@@ -26,7 +26,13 @@ from harness.scenario.tool_map import ToolMap
 from harness.wire import json_body
 from harness.wire.api_errors import api_error, error_body
 from harness.wire.clock import EPOCH_ORIGIN, VirtualClock
-from harness.wire.plan import NoJsonForm, WirePlan, json_plan, plan_reply
+from harness.wire.plan import (
+    NoJsonForm,
+    WirePlan,
+    harness_error_plan,
+    json_plan,
+    plan_reply,
+)
 from harness.wire.replies import Reply
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})
@@ -119,8 +125,7 @@ class Responder:
                 )
                 self.problems.append(message)
                 self.overrun.append(message)
-                record.plan = json_plan(500, error_body("api_error", f"harness: {message}", request_id), request_id)
-                record.plan.headers["x-should-retry"] = "false"
+                record.plan = harness_error_plan(f"harness: {message}", request_id)
                 return None
             planned, record.repeated = again, True  # the API answers what it refused the same way again
         else:
@@ -149,8 +154,7 @@ class Responder:
                 why = f": {type(error).__name__}: {error}"
             problem = f"{pending.where} cannot be served {why}"
             self.problems.append(problem)
-            record.plan = json_plan(500, error_body("api_error", "harness: unservable reply", pending.request_id), pending.request_id)
-            record.plan.headers["x-should-retry"] = "false"
+            record.plan = harness_error_plan("harness: unservable reply", pending.request_id)
             pending.served = False
             return problem
         if pending.planned is not reply:

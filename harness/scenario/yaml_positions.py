@@ -137,21 +137,25 @@ class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignor
 
 _FastLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _FastLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
+class _PurePythonReads(Exception):
+    """Text the fast path leaves to the pure-Python loader."""
+
+
 _BLOCK_BEFORE_COMMENT = re.compile(r"[|>][-+0-9]*#")
 _FAST = bool(getattr(yaml, "__with_libyaml__", False))
 
 
 def _fast_load(text: str) -> Any:
     """The document through libyaml; yaml.YAMLError (or YamlError) when anything is off,
-    or where the pure-Python loader would read it otherwise."""
+    _PurePythonReads where the pure-Python loader would read it otherwise."""
     if "\t" in text or _BLOCK_BEFORE_COMMENT.search(text):
-        raise YamlError("read by the pure-Python loader")
+        raise _PurePythonReads
     depth = 0
     for event in yaml.parse(text, Loader=_FastLoader):  # nesting first: libyaml composes by recursion in C
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
-                raise YamlError("too deep")
+                raise _PurePythonReads  # which says how deep, at its line
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
     loader = _FastLoader(text)
@@ -161,7 +165,7 @@ def _fast_load(text: str) -> Any:
             return None
         check_expanded(node, min(MAX_UNITS, limit_for(text)))
         if _has_empty_value(node):
-            raise YamlError("an empty value")
+            raise _PurePythonReads
         return loader.construct_document(node)
     finally:
         loader.dispose()
@@ -190,7 +194,7 @@ def loads_located(text: str, name: str = "<text>") -> Any:
     if _FAST:
         try:
             return _fast_load(text)
-        except (yaml.YAMLError, YamlError, RecursionError, ValueError, TypeError, OverflowError):
+        except (_PurePythonReads, yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError):  # YamlError is a ValueError
             pass  # read again below, for the pure-Python loader's own message
     try:
         return yaml.load(text, Loader=_Loader)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from harness.wire.api_errors import error_body
 from harness.wire.http11 import BadRequest, Connection, Limits, Request, read_request
-from harness.wire.plan import WirePlan, json_plan
+from harness.wire.plan import WirePlan, harness_error_plan, json_plan
 
 MAX_CONNECTIONS = 1024
 ERROR_TYPES = {400: "invalid_request_error", 408: "timeout_error", 413: "request_too_large"}
@@ -197,9 +197,7 @@ class Listener:
         except Exception as exc:  # a harness bug: say so, answer 500, keep serving others
             message = f"harness: internal error answering {request.method} {request.target[:80]}: {type(exc).__name__}: {exc}"
             self.internal_errors.append(message + "\n" + traceback.format_exc(limit=5))
-            plan = json_plan(500, error_body("api_error", message, "req_harness_error"), "req_harness_error")
-            plan.headers["x-should-retry"] = "false"
-            self.send_plan(conn, plan)
+            self.send_plan(conn, harness_error_plan(message, "req_harness_error"))
             return False
 
     def _cannot_read(self, conn: Connection, exc: BadRequest) -> None:

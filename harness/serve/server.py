@@ -57,7 +57,7 @@ from harness.serve.sessions import DEFAULT_SESSION, session_of
 from harness.serve.socket_out import PlanSender
 from harness.wire.api_errors import error_body
 from harness.wire.http11 import Connection, Limits, Request
-from harness.wire.plan import WirePlan, json_plan
+from harness.wire.plan import WirePlan, harness_error_plan, json_plan
 
 __all__ = ["FaultServer", "ServerError"]
 
@@ -199,8 +199,7 @@ class FaultServer(Listener):
     def _failed(responder: Responder, record: RecordedRequest, exc: Exception, entry: LogEntry) -> str:
         """A harness bug while answering ``record``: it gets a 500 that says so."""
         message = f"harness: {type(exc).__name__}: {exc}"
-        record.plan = json_plan(500, error_body("api_error", message, _request_id(entry)), _request_id(entry))
-        record.plan.headers["x-should-retry"] = "false"
+        record.plan = harness_error_plan(message, _request_id(entry))
         responder.problems.append(message)
         return message
 

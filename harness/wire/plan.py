@@ -69,6 +69,15 @@ def json_plan(status: int, body: Any, request_id: str) -> WirePlan:
     return WirePlan(status, {"content-type": "application/json", "request-id": request_id}, [data], [0.0])
 
 
+def harness_error_plan(message: str, request_id: str) -> WirePlan:
+    """The 500 the harness itself answers when it cannot serve a request (no reply left,
+    a reply it cannot serve, its own bug), marked ``x-should-retry: false``: sending the
+    same request again cannot change it."""
+    plan = json_plan(500, error_body("api_error", message, request_id), request_id)
+    plan.headers["x-should-retry"] = "false"
+    return plan
+
+
 def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: str, model: str) -> WirePlan:
     """The WirePlan for ``reply`` to a request that did (or did not) ask to stream."""
     headers = {"request-id": request_id}
