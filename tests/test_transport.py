@@ -28,6 +28,16 @@ def test_a_whole_stream_with_no_delays_arrives_in_one_read():
     assert len(received) == 1 and received[0].endswith(b"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 
 
+def test_a_whole_clean_reply_comes_already_read_and_a_broken_one_streams():
+    whole = ScenarioTransport([Reply(message={"text": "all there"}), Reply(message={"text": "cut"}, cut=Cut(after_event=2))])
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages", content=REQUEST)
+    read = whole.handle_request(request)
+    assert read.is_stream_consumed and read.content == whole.requests[0].plan.body
+    assert whole.requests[0].finished == 0 and "content-length" not in read.headers  # the SSE headers as planned
+    cut = whole.handle_request(request)
+    assert not cut.is_stream_consumed and whole.requests[1].finished is None  # over only once the client has read it
+
+
 def test_a_drip_keeps_its_chunks_even_without_delay():
     received, transport = chunks_of(Reply(message={"text": "hello"}, drip=Drip(chunk=16, delay=0)))
     assert len(received) > 1 and all(len(c) == 16 for c in received[:-1])

@@ -28,7 +28,7 @@ from harness.cassette.matching import LiveBodies, body_digest
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber
 from harness.wire.cassette_file import load_cassette, response_body_bytes
-from harness.wire.chunks import WireBody
+from harness.wire.chunks import wire_response
 
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
 
@@ -145,8 +145,8 @@ class CassetteIndex:
             return f"(a body that cannot be redacted safely, not shown: {error})".encode()
 
     def response(self, index: int) -> httpx2.Response:
-        """The recorded response of interaction ``index`` as the client would have read it,
-        in socket-sized reads."""
+        """The recorded response of interaction ``index`` as the client would have read it
+        (``wire_response``)."""
         recorded = self.interactions[index]["response"]
         status = recorded.get("status") or {}
         code = int(status.get("code", recorded.get("status_code", 200)) if isinstance(status, Mapping) else status)
@@ -158,7 +158,7 @@ class CassetteIndex:
             for value in (values if isinstance(values, list) else [values])
         ]
         extensions = {"reason_phrase": str(message).encode("ascii", "replace")} if message else {}
-        return httpx2.Response(code, headers=headers, stream=WireBody(response_body_bytes(recorded)), extensions=extensions)
+        return wire_response(code, headers, response_body_bytes(recorded), extensions=extensions)
 
     def _expected(self, route: tuple[str, str]) -> int | None:
         """The first unused interaction on the same route, else the first unused one."""

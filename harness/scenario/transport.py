@@ -13,7 +13,12 @@ import httpx2
 
 from harness.scenario.recorded import RecordedRequest
 from harness.scenario.responder import Responder
-from harness.wire.chunks import whole_frames_at_once, wire_reads
+from harness.wire.chunks import (
+    WIRE_READ,
+    whole_frames_at_once,
+    wire_reads,
+    wire_response,
+)
 from harness.wire.clock import VirtualClock
 from harness.wire.plan import WirePlan
 from harness.wire.replies import Reply
@@ -99,7 +104,23 @@ def plan_response(
         finally:
             if on_end is not None:
                 on_end()
+    if _all_there(plan):  # nothing to time and nothing to break: the body as it arrives in one read
+        response = wire_response(plan.status, plan.headers, plan.body)
+        if on_end is not None:
+            on_end()
+        return response
     return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, clock, on_end))
+
+
+def _all_there(plan: WirePlan) -> bool:
+    """Whether a plan's body is all there at once (no time before or between its chunks,
+    no split inside a frame), ends cleanly, and fits one socket read."""
+    return (
+        plan.ending == "complete"
+        and not any(delay > 0 for delay in plan.delays)
+        and (len(plan.chunks) <= 1 or whole_frames_at_once(plan.chunks, plan.delays))
+        and sum(map(len, plan.chunks)) <= WIRE_READ
+    )
 
 
 class _Base:
