@@ -66,9 +66,9 @@ def _scenarios(results: dict[str, Any]) -> None:
           f"generate one (a run that does nothing): {sdk + generate:.1f} ms, a ceiling of "
           f"{1000 / (sdk + generate):.0f} examples/s with the agent and the harness free")
     s = results["state_machine"]
-    print(f"state machine ({s['machine']}, {s['examples']} sessions of up to {s['steps_per_example']} steps): "
-          f"{s['examples_per_s_wall']:.1f} sessions/s; hypothesis generating the same steps alone "
-          f"{s['generation_only_examples_per_s']:.1f}/s: {s['over_generation_floor']:.2f}× its floor")
+    print(f"state machine ({s['machine']}, {s['examples']} sessions of up to {s['steps_per_example']} steps, "
+          f"{s['rounds']} rounds): {s['examples_per_s_cpu']:.1f} sessions/s CPU; hypothesis generating the same steps "
+          f"alone {s['generation_only_examples_per_s']:.1f}/s: {s['over_generation_floor']:.2f}× its floor")
 
 
 def _scale(results: dict[str, Any]) -> None:

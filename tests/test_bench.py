@@ -49,7 +49,8 @@ def the_scale_rows_measure_what_they_say(results: dict) -> None:
     assert scale["items"] == len(FEW_FILES) and scale["identical_results"] and scale["differences"] == []
     assert scale["one_worker_s"] > 0 and scale["two_workers_s"] > 0
     machine = results["state_machine"]
-    assert machine["examples"] >= 1 and machine["generation_only_examples_per_s"] > machine["examples_per_s_wall"] > 0
+    assert machine["examples"] >= 1 and machine["generation_only_examples_per_s"] > machine["examples_per_s_cpu"] > 0
+    assert machine["rounds"] >= 1 and machine["over_generation_floor"] > 1
 
 
 def the_property_is_timed_with_its_two_floors(results: dict) -> None:
