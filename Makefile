@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/harness run scenarios/
+	$(BIN)/harness run scenarios/ --jobs auto
 
 demo: $(STAMP)
 	$(BIN)/harness play scenarios/ch03_demo.yaml

@@ -9,6 +9,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
@@ -16,6 +17,9 @@ from typing import Any
 
 from harness.oracle import check_request
 from harness.oracle.betas import request_betas
+from harness.report.commands import run_file
+from harness.report.progress import CtrlC, Progress
+from harness.report.workers import run_in_workers
 from harness.scenario.expectations import check_expectations
 from harness.scenario.invariants import check_invariants
 from harness.scenario.library import scenario_files
@@ -58,6 +62,7 @@ def library(scale: float) -> dict[str, Any]:
                 outcomes[str(path.relative_to(ROOT))] = "invalid"
 
     samples = repeat(run_all, times=n_of(3, scale))
+    in_workers = _in_workers(files, outcomes, scale)
     slowest = []
     for path in files:  # one more pass, timed per file (no collection before each), to name the slow ones
         cpu, wall = time.process_time(), time.perf_counter()
@@ -71,7 +76,34 @@ def library(scale: float) -> dict[str, Any]:
         "not_passed": sorted(k for k, v in outcomes.items() if v is not True),
         "s": {k: round(v / 1000, 3) for k, v in ms(samples).items()},
         "slowest_ms_wall_cpu": slowest[:5],
+        "two_workers": in_workers,
     }
+
+
+def _in_workers(files: list[Path], outcomes: dict[str, Any], scale: float) -> dict[str, Any]:
+    """The library as ``harness run --jobs 2`` runs it: two workers forked from this
+    process; the wall time, and whether every file ended as in one process (it must)."""
+    found: dict[str, Any] = {}
+    progress = Progress(len(files))
+    progress.enabled = False
+
+    def run_one(path: Path, ctrl_c: CtrlC) -> dict[str, Any]:
+        return run_file(path, None)
+
+    def run_all() -> None:
+        records, _ = run_in_workers(files, run_one, progress, 2)
+        found.update({str(Path(r["file"]).relative_to(ROOT)): _passed(r["result"]) for r in records})
+
+    samples = repeat(run_all, times=n_of(3, scale))
+    return {
+        "s": {k: round(v / 1000, 3) for k, v in ms(samples).items()},
+        "threads_at_fork": threading.active_count(),
+        "identical_results": found == outcomes,
+    }
+
+
+def _passed(result: str) -> bool | str:
+    return "invalid" if result == "broken" else result in ("pass", "skip")
 
 
 def wire_checks(scale: float) -> dict[str, Any]:

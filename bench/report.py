@@ -52,6 +52,9 @@ def _scenarios(results: dict[str, Any]) -> None:
     print(f"library: {lib['files']} files, {lib['passed']} passed, {lib['s']['wall_min']:.2f} s wall (min of runs), "
           f"{lib['s']['cpu_min']:.2f} s CPU; slowest: "
           + ", ".join(f"{name} {wall:.0f} ms" for wall, _, name in lib["slowest_ms_wall_cpu"][:3]))
+    two = lib["two_workers"]
+    print(f"  with --jobs 2: {two['s']['wall_min']:.2f} s wall (min of runs), "
+          + ("the same results" if two["identical_results"] else "DIFFERENT RESULTS"))
     if lib["not_passed"]:
         print(f"  not passing: {', '.join(lib['not_passed'])}")
     p = results["property"]

@@ -1,7 +1,7 @@
 """``harness`` (also ``python -m harness``): run, lint, play and export scenarios, and
 check saved conversations.
 
-    harness run [PATHS…] [--json] [--html F] [--junit F] [--update-golden]   run scenarios, a summary table; exit 1 on any failure
+    harness run [PATHS…] [--jobs N] [--json] [--html F] [--junit F] [--update-golden]   run scenarios, a summary table; exit 1 on any failure
     harness lint [PATHS…] [--show-commands]           check scenario files without running them; list what they would run
     harness play SCENARIO                             the mini_agent REPL under a scenario, live
     harness events SCENARIO [--turn N] [--reply K]   each reply's numbered events and byte offsets, as served
@@ -24,7 +24,7 @@ from harness.cassette.log_scrub import scrub_for_log
 from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.cassette.redaction.config import RulesFileError
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
-from harness.report.commands import cmd_run
+from harness.report.commands import cmd_run, jobs_option
 from harness.scenario.commands import cmd_events, cmd_lint, cmd_play, cmd_schema
 from harness.scenario.event_listing import ListingError
 from harness.scenario.model import ScenarioError
@@ -96,6 +96,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--progress", action="store_true", help="a line per scenario on stderr (default: on a terminal only)")
     run.add_argument("--update-golden", action="store_true", help="write golden transcripts anew")
     run.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
+    run.add_argument("-j", "--jobs", type=jobs_option, default=1, metavar="N",
+                     help="run the files in N worker processes forked from this one, or auto: one a CPU (default: 1)")
     run.set_defaults(command=cmd_run)
     lint = commands.add_parser("lint", help="check scenario files without running them")
     lint.add_argument("paths", nargs="*", default=DEFAULT_PATHS)

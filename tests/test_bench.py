@@ -40,6 +40,7 @@ def the_scenarios_it_times_pass(results: dict) -> None:
     assert results["ten_retries"]["passed"] and results["ten_retries"]["virtual_seconds"] == 300
     assert results["one_scenario"]["passed"]
     assert results["library"]["not_passed"] == [] and results["library"]["files"] >= 60
+    assert results["library"]["two_workers"]["identical_results"] and results["library"]["two_workers"]["s"]["wall_min"] > 0
 
 
 def the_scale_rows_measure_what_they_say(results: dict) -> None:

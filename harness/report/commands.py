@@ -1,7 +1,8 @@
-"""``harness run``: run scenario files, show progress, print a summary table (or
-``--json``), write the HTML report (``--html``) and JUnit XML (``--json``'s sibling for
-CI, ``--junit``); Ctrl+C stops after the scenario running and still reports what ran
-(exit 130). The arguments are parsed in ``harness.cli``."""
+"""``harness run``: run scenario files, one after another or in forked workers
+(``--jobs``), show progress, print a summary table (or ``--json``), write the HTML
+report (``--html``) and JUnit XML (``--json``'s sibling for CI, ``--junit``); Ctrl+C
+stops after the scenario running and still reports what ran (exit 130). The arguments
+are parsed in ``harness.cli``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from harness.report.html import render_report
 from harness.report.junit import junit_xml
 from harness.report.progress import EXIT_INTERRUPTED, CtrlC, Progress
 from harness.report.record import counts, scenario_record
+from harness.report.workers import can_fork, run_in_workers
 from harness.scenario.golden import UPDATE_VARIABLE
 from harness.scenario.library import scenario_files
 from harness.scenario.loader import load_scenario
@@ -31,26 +34,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.update_golden:
         os.environ[UPDATE_VARIABLE] = "1"
     files = scenario_files(args.paths)
+    jobs = min(args.jobs, len(files))
     progress = Progress(len(files))
     progress.enabled = bool(args.progress) or sys.stderr.isatty()
-    records: list[dict[str, Any]] = []
-    interrupted = False
-    with CtrlC() as ctrl_c:
-        try:
-            for path in files:
-                progress.started(str(path))
-                before = ctrl_c.presses
-                with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
-                    record = run_file(path, args.agent)  # an agent's prints must not break the JSON
-                if ctrl_c.presses - before > 1:
-                    interrupted = True  # pressed twice: the user's, whatever the scenario sends
-                    break
-                if ctrl_c.presses > before and record["result"] != "pass":  # the scenario's own SIGINT, or the user's
-                    record["notes"] = [*record["notes"], SIGINT_NOTE]
-                records.append(record)
-                progress.finished(str(path), record["result"], record["wall_ms"] / 1000)
-        except KeyboardInterrupt:
-            interrupted = True
+
+    def run_one(path: Path, ctrl_c: CtrlC) -> dict[str, Any] | None:
+        before = ctrl_c.presses
+        with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
+            record = run_file(path, args.agent)  # an agent's prints must not break the JSON
+        if ctrl_c.presses - before > 1:
+            return None  # pressed twice: the user's, whatever the scenario sends
+        if ctrl_c.presses > before and record["result"] != "pass":  # the scenario's own SIGINT, or the user's
+            record["notes"] = [*record["notes"], SIGINT_NOTE]
+        return record
+
+    if jobs > 1:
+        records, interrupted = run_in_workers(files, run_one, progress, jobs)
+    else:
+        records, interrupted = run_in_order(files, run_one, progress)
     progress.close()
     stopped = f"Ctrl+C after {len(records)} of {len(files)} scenario file(s); the rest did not run" if interrupted else None
     write_reports(args, records, stopped)
@@ -64,6 +65,39 @@ def cmd_run(args: argparse.Namespace) -> int:
     if stopped:
         return EXIT_INTERRUPTED
     return 1 if counts(records)["fail"] or not records else 0
+
+
+def jobs_option(text: str) -> int:
+    """``--jobs``: a number of workers from 1, or ``auto`` (one a CPU)."""
+    if text == "auto":
+        wanted = os.cpu_count() or 1
+    elif text.isdigit() and int(text) >= 1:
+        wanted = int(text)
+    else:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of workers from 1, or auto")
+    if wanted > 1 and not can_fork():
+        raise argparse.ArgumentTypeError(f"{text}: this platform cannot fork worker processes; use 1")
+    return wanted
+
+
+def run_in_order(
+    files: list[Path], run_one: Callable[[Path, CtrlC], dict[str, Any] | None], progress: Progress
+) -> tuple[list[dict[str, Any]], bool]:
+    """Run ``files`` one after another in this process; the records of those that ran,
+    and whether Ctrl+C stopped the run (it stops after the scenario running)."""
+    records: list[dict[str, Any]] = []
+    with CtrlC() as ctrl_c:
+        try:
+            for path in files:
+                progress.started(str(path))
+                record = run_one(path, ctrl_c)
+                if record is None:
+                    return records, True
+                records.append(record)
+                progress.finished(str(path), record["result"], record["wall_ms"] / 1000)
+        except KeyboardInterrupt:
+            return records, True
+    return records, False
 
 
 SIGINT_NOTE = ("a Ctrl+C (SIGINT) arrived while this scenario ran and its agent met it: the scenario's own "

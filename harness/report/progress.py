@@ -54,11 +54,13 @@ class Progress:
 
 
 class CtrlC:
-    """A context counting SIGINTs in ``presses``; each still raises KeyboardInterrupt.
+    """A context counting SIGINTs in ``presses``; each still raises KeyboardInterrupt
+    (``raises=False``: only counted, for code that must not be broken off mid-read).
     Outside the main thread it does nothing."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, raises: bool = True) -> None:
         self.presses = 0
+        self.raises = raises
         self._previous: Any = None
 
     def __enter__(self) -> CtrlC:
@@ -72,4 +74,5 @@ class CtrlC:
 
     def _pressed(self, number: int, frame: FrameType | None) -> None:
         self.presses += 1
-        raise KeyboardInterrupt
+        if self.raises:
+            raise KeyboardInterrupt
