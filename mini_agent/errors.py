@@ -104,7 +104,7 @@ def to_model_error(exc: BaseException, *, now: Callable[[], float] = time.time) 
 def _from_status_error(exc: anthropic.APIStatusError, now: Callable[[], float]) -> ModelError:
     status = exc.status_code
     error_type = getattr(exc, "type", None) or _body_error_type(exc.body)
-    message = _body_message(exc.body) or _page_title(exc.message)
+    message = _body_message(exc.body) or _page_title(_body_text(exc))
     headers = exc.response.headers
     if status == 200:  # an `event: error` inside a 200 stream
         kind = ERROR_TYPE_KINDS.get(error_type or "", error_type or "stream_error")
@@ -133,6 +133,12 @@ def _body_message(body: object) -> str | None:
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return error["message"]
     return None
+
+
+def _body_text(exc: anthropic.APIStatusError) -> str:
+    """The body as the server sent it; the SDK's own message (which, from 2.17, adds the
+    status, request id and path) only when the body was not read."""
+    return exc.body.strip() if isinstance(exc.body, str) and exc.body.strip() else exc.message
 
 
 def _page_title(text: str) -> str:

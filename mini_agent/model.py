@@ -78,8 +78,9 @@ class AnthropicClient:
 
         A stream that closes without ``message_stop`` raises IncompleteStreamError, one
         whose events the SDK cannot put together MalformedStreamError;
-        everything else (status errors, dropped connections, bad JSON) comes from
-        the SDK and httpx2 unchanged.
+        a connection lost or stalled mid-stream raises httpx2's own error, whether or not
+        the SDK wraps it; everything else (status errors, bad JSON) comes from the SDK
+        unchanged.
         """
         started = stopped = False
         with self.client.beta.messages.stream(**self.request_options(messages, tools)) as stream:
@@ -91,6 +92,10 @@ class AnthropicClient:
                         yield TextDelta(event.delta.text)
             except IndexError as exc:  # the SDK looks blocks up by the events' index: out of order
                 raise MalformedStreamError(f"stream events out of order: {exc}") from exc
+            except anthropic.APIConnectionError as exc:  # anthropic >= 2.17 wraps a failed body read
+                if isinstance(exc.__cause__, httpx2.TransportError):
+                    raise exc.__cause__ from None
+                raise
             if not started:  # the SDK would fail an assert in get_final_message
                 raise IncompleteStreamError("the stream ended before message_start")
             final = stream.get_final_message()

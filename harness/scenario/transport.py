@@ -56,7 +56,7 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
                 self.on_end()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self:  # noqa: the sync walk never blocks: time is virtual
+        for chunk in self:  # the sync walk never blocks: time is virtual
             yield chunk
 
 

@@ -15,7 +15,9 @@ are real time multiplied by ``time_scale`` (0 = never wait). Sessions (``session
 are named by a URL prefix or a header; see ``harness.serve.sessions``.
 
 How a WirePlan goes on the socket, and what clients raise (seen here: anthropic 2.16 on
-httpx2; @anthropic-ai/sdk 1.16 on Node 20, through ``messages.stream()``):
+httpx2; @anthropic-ai/sdk 1.16 on Node 20, through ``messages.stream()``). From anthropic
+2.17 the three raw httpx2 errors come as the ``__cause__`` of an APIConnectionError
+(APITimeoutError for the stall):
 
     plan              on the socket                          Python SDK                      Node SDK
     complete          status, headers, body; keep-alive      the message / APIStatusError    the same
