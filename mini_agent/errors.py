@@ -138,7 +138,8 @@ def _body_message(body: object) -> str | None:
 def _body_text(exc: anthropic.APIStatusError) -> str:
     """The body as the server sent it; the SDK's own message (which, from 2.17, adds the
     status, request id and path) only when the body was not read."""
-    return exc.body.strip() if isinstance(exc.body, str) and exc.body.strip() else exc.message
+    body = exc.body.strip() if isinstance(exc.body, str) else ""
+    return body or exc.message
 
 
 def _page_title(text: str) -> str:
