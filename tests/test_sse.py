@@ -14,11 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.strategies.replies import replies
+from harness.wire.plan import BAD_DATA_FRAME, plan_reply
 from harness.wire.replies import ErrorEvent, Insert, Reply
 from harness.wire.sse import (
     encode_event,
     encode_events,
     encode_rendered,
+    json_pieces,
     message_events,
     non_streaming_body,
     ping_event,
@@ -336,6 +338,13 @@ def test_ping_is_framed_with_spaces_like_the_live_api():
     assert encode_event(ping_event()) == b'event: ping\ndata: {"type": "ping"}\n\n'
 
 
+def test_message_stop_written_once_is_the_json_encoders_frame():
+    event = {"type": "message_stop"}
+    generic = f"event: message_stop\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+    assert encode_event(event) == generic.encode()
+    assert encode_event({"type": "message_stop", "x": 1}) == b'event: message_stop\ndata: {"type":"message_stop","x":1}\n\n'
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
@@ -375,6 +384,12 @@ delta_like_events = st.fixed_dictionaries(
 def test_delta_frames_from_the_template_are_the_json_encoders_bytes(event):
     generic = f"event: content_block_delta\ndata: {json.dumps(event, ensure_ascii=False, separators=(',', ':'))}\n\n"
     assert encode_event(event) == generic.encode()
+
+
+@given(st.dictionaries(st.text(max_size=8), json_values, max_size=4))
+def test_tool_input_pieces_join_to_what_json_dumps_writes(value):
+    joined = "".join(json_pieces(value))
+    assert joined == ("" if value == {} else json.dumps(value, ensure_ascii=False))
 
 
 # --- parsing ----------------------------------------------------------------------------
@@ -441,3 +456,19 @@ def test_frames_rendered_with_their_events_are_the_encoders_bytes(reply, pings, 
     except PositionError:
         return
     assert encode_rendered(events, rendered) == [b"bad" if e is BAD_DATA else encode_event(e) for e in events]
+
+
+@given(replies())
+def test_a_stream_nothing_times_or_breaks_goes_out_as_one_write_of_the_encoders_bytes(reply):
+    """A plan whose body ends whole with no time inside it is one chunk; the bytes are
+    its events' frames, one after another."""
+    try:
+        plan = plan_reply(reply, streaming=True, request_id="req_1", message_id="msg_1", model="m")
+    except (PositionError, ValueError):
+        return
+    if plan.connection is not None or reply.error is not None:
+        return
+    if reply.stall is None and reply.interrupt is None and reply.cut is None and reply.drip is None:
+        assert len(plan.chunks) == 1
+        assert plan.body == b"".join(BAD_DATA_FRAME if e is BAD_DATA else encode_event(e) for e in stream_events(
+            reply, message_id="msg_1", model="m"))

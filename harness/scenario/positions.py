@@ -3,9 +3,9 @@ offsets (``harness events``), and lint's check that every event or byte position
 fault names is one the reply has (``cut.after_event: 99`` on a six-event reply is a
 mistake at its ``file:line:col``, with the valid range).
 
-Both render the reply with the function the fake API serves it with
-(``harness.wire.plan.plan_reply``), as the first request of a run with the scenario's
-model would get it. Event numbers are the same for every agent; byte offsets move with
+Both render the reply with the functions the fake API serves it with
+(``harness.wire.plan.plan_reply`` and its ``stream_frames``), as the first request of a
+run with the scenario's model would get it. Event numbers are the same for every agent; byte offsets move with
 the model name an agent sends and with tool names an agent's ``tool_map`` renames.
 """
 
@@ -18,7 +18,7 @@ from typing import Any, Mapping
 from harness.scenario.format_spec import Problem
 from harness.scenario.model import Scenario
 from harness.scenario.responder import DEFAULT_MODEL
-from harness.wire.plan import WirePlan, plan_reply
+from harness.wire.plan import WirePlan, plan_reply, stream_frames
 from harness.wire.replies import Reply
 from harness.wire.stream_faults import PositionError, within
 
@@ -67,9 +67,9 @@ def serve(reply: Reply, *, model: str = DEFAULT_MODEL, number: int = 1) -> Serve
         return ServedReply(reply, (), None, str(error))
     if reply.kind not in STREAM_KINDS:
         return ServedReply(reply, (), plan)
-    whole = plan_reply(replace(reply, cut=None, stall=None, interrupt=None, drip=None), streaming=True, **ids)
+    _, whole = stream_frames(reply, message_id=ids["message_id"], model=model)
     frames, offset = [], 0
-    for number_, chunk in enumerate(whole.chunks, 1):
+    for number_, chunk in enumerate(whole, 1):
         frames.append(Frame(number_, offset, offset + len(chunk), *_describe(chunk)))
         offset += len(chunk)
     return ServedReply(reply, tuple(frames), plan)

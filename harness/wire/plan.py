@@ -87,9 +87,7 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
         return _error_plan(reply, headers)
     if not streaming:
         return _json_form(reply, headers, message_id=message_id, model=model)
-    rendered: sse.Rendered = {id(BAD_DATA): (BAD_DATA, BAD_DATA_FRAME)}
-    events = stream_events(reply, message_id=message_id, model=model, rendered=rendered)
-    frames = sse.encode_rendered(events, rendered)
+    events, frames = stream_frames(reply, message_id=message_id, model=model)
     headers |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"} | reply.headers
     check_frame_positions(reply, frames)
     plan = WirePlan(200, headers, frames, [0.0] * len(frames), events=[e for e in events if e is not BAD_DATA])
@@ -103,7 +101,17 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
         plan = _apply_cut(plan, reply.cut, _frame_spans(frames))
     if reply.drip is not None:
         plan.chunks, plan.delays = _drip(plan.body, reply.drip.chunk, reply.drip.delay)
+    elif plan.ending == "complete":  # nothing times or breaks the frames: the body is one write
+        plan.chunks, plan.delays = [b"".join(plan.chunks)], [0.0]
     return plan
+
+
+def stream_frames(reply: Reply, *, message_id: str, model: str) -> tuple[list[dict[str, Any]], list[bytes]]:
+    """A message (or raw events) reply's events after the event-level faults, and the
+    frame of each, as a stream carries them before a cut, a stall or Ctrl+C ends it."""
+    rendered: sse.Rendered = {id(BAD_DATA): (BAD_DATA, BAD_DATA_FRAME)}
+    events = stream_events(reply, message_id=message_id, model=model, rendered=rendered)
+    return events, sse.encode_rendered(events, rendered)
 
 
 def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model: str) -> WirePlan:

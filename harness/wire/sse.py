@@ -30,8 +30,10 @@ _WORDS = re.compile(r"\s*\S+|\s+")
 _NOT_ID = re.compile(r"[^a-zA-Z0-9_-]")
 _START_ONLY_USAGE = frozenset({"cache_creation", "service_tier", "inference_geo"})
 _PING = b'event: ping\ndata: {"type": "ping"}\n\n'
+_MESSAGE_STOP = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _dumps = _ENCODER.encode
+_INPUT_JSON = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False), built once
 _json_string = json.encoder.encode_basestring  # a str as compact JSON, non-ASCII kept (as _ENCODER)
 _DELTA_EVENT_KEYS = ("type", "index", "delta")
 _DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json",
@@ -126,8 +128,8 @@ def encode_event(event: Mapping[str, Any], *, dumps: Callable[[Any], str] = _dum
         frame = _delta_frame(event)
         if frame is not None:
             return frame
-    elif kind == "ping" and len(event) == 1:
-        return _PING
+    elif len(event) == 1 and kind in ("ping", "message_stop"):
+        return _PING if kind == "ping" else _MESSAGE_STOP
     data = dumps(event if isinstance(event, dict) else dict(event))
     return f"event: {kind}\ndata: {data}\n\n".encode()
 
@@ -220,7 +222,7 @@ def _text_pieces(text: str) -> list[str]:
 def json_pieces(value: Any) -> list[str]:
     """``value`` as the live API streams tool input: an empty piece, then the JSON in
     chunks; an empty object is the empty piece alone."""
-    raw = json.dumps(value, ensure_ascii=False)
+    raw = _INPUT_JSON(value)
     if raw == "{}":
         return [""]
     size = max(_JSON_PIECE, len(raw) // _MAX_PIECES)
