@@ -464,11 +464,11 @@ def test_a_stream_nothing_times_or_breaks_goes_out_as_one_write_of_the_encoders_
     its events' frames, one after another."""
     try:
         plan = plan_reply(reply, streaming=True, request_id="req_1", message_id="msg_1", model="m")
-    except (PositionError, ValueError):
+    except ValueError:  # a PositionError among them
         return
     if plan.connection is not None or reply.error is not None:
         return
     if reply.stall is None and reply.interrupt is None and reply.cut is None and reply.drip is None:
         assert len(plan.chunks) == 1
-        assert plan.body == b"".join(BAD_DATA_FRAME if e is BAD_DATA else encode_event(e) for e in stream_events(
-            reply, message_id="msg_1", model="m"))
+        events = stream_events(reply, message_id="msg_1", model="m")
+        assert plan.body == b"".join(BAD_DATA_FRAME if e is BAD_DATA else encode_event(e) for e in events)

@@ -5,8 +5,9 @@ mistake at its ``file:line:col``, with the valid range).
 
 Both render the reply with the functions the fake API serves it with
 (``harness.wire.plan.plan_reply`` and its ``stream_frames``), as the first request of a
-run with the scenario's model would get it. Event numbers are the same for every agent; byte offsets move with
-the model name an agent sends and with tool names an agent's ``tool_map`` renames.
+run with the scenario's model would get it. Event numbers are the same for every agent;
+byte offsets move with the model name an agent sends and with tool names an agent's
+``tool_map`` renames.
 """
 
 from __future__ import annotations
