@@ -18,6 +18,8 @@ def report(results: dict[str, Any]) -> None:
         print(f"  {name:22s} {s['cpu_median_us']:8.0f} µs  [{s['wall_median_us']:8.0f} µs wall]{tail}")
     print(f"  b/a = {pr['ratios']['b_harness_oracle/a']['cpu_median']:.3f}   c/a = {pr['ratios']['c_vcr_1/a']['cpu_median']:.3f}"
           f"   (a twin of a: {pr['ratios']['a_again/a']['cpu_median']:.3f}, the noise)")
+    print(f"  b's own floor, the request parsed and checked and the reply rendered, nothing else: "
+          f"{pr['ratios']['b_required_work/a']['cpu_median']:.3f}× a")
     a_cpu = pr["us"]["a_sdk_floor"]["cpu_median_us"]
     own = pr["harness_own_us"]["cpu_median_us"]
     print(f"  the harness's own work per request, timed alone: {own:.0f} µs = {own / a_cpu:.1%} of a")
@@ -93,3 +95,6 @@ def _scale(results: dict[str, Any]) -> None:
     same = "identical results" if t["identical_results"] else f"DIFFERENT results: {t['differences']}"
     print(f"pytest on the library ({t['items']} items): one worker {t['one_worker_s']:.1f} s, -n 2 {t['two_workers_s']:.1f} s "
           f"wall: a speed-up of {t['speedup']:.2f}×, {same}")
+    print(f"  a worker's start-up (pytest, plugins, the SDK's import, collecting) {t['worker_start_up_s']:.1f} s; the items "
+          f"{t['items_s']:.1f} s in all, the slowest {t['slowest_item_s']:.1f} s: two workers cannot beat "
+          f"{t['speedup_bound']:.2f}× (start-up + the larger of the slowest item and half the items)")

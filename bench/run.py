@@ -2,7 +2,8 @@
 ``bench/results/latest.json``.
 
     a  the SDK's floor: the typical streamed tool_use reply through a bare MockTransport
-    b  the same reply through ScenarioTransport, the API-validity oracle on
+    b  the same reply through ScenarioTransport, the API-validity oracle on; beside it, b's
+       own floor: the request parsed and checked, the reply rendered, nothing else
     c  vcrpy replaying it from a one-interaction cassette; sessions of 100 and 400
        interactions replayed by vcrpy and by the harness's CassetteTransport
     d  one whole scenario (run_scenario on scenarios/http/overloaded_then_success.yaml)
@@ -121,7 +122,6 @@ def measure_all(
 
 # -- a, b, c: one request ------------------------------------------------------------
 
-
 def per_request(tmp: Path, scale: float) -> dict[str, Any]:
     """a, b and c side by side, interleaved; microseconds per request."""
     body = workload.reply_body(1)
@@ -135,11 +135,12 @@ def per_request(tmp: Path, scale: float) -> dict[str, Any]:
         with vcr.use_cassette(str(one), record_mode="none"):
             workload.call(offline)
 
-    floor_again = workload.floor_client(itertools.repeat(body))
+    floor_again, required = workload.floor_client(itertools.repeat(body)), workload.required_work_client()
     contenders = {
         "a_sdk_floor": lambda: workload.call(floor),
         "a_again": lambda: workload.call(floor_again),  # a twin of a: its ratio is the bench's noise
         "b_harness_oracle": harness,
+        "b_required_work": lambda: workload.call(required),  # parse, check, render: b's own floor
         "c_vcr_1": lambda: workload.call(offline),
         "c_vcr_1_with_load": vcr_enter_and_replay,
     }
@@ -201,7 +202,6 @@ def _endless_harness_client() -> Any:
 
 # -- the oracle ----------------------------------------------------------------------
 
-
 def oracle_linearity(scale: float) -> dict[str, Any]:
     """check_history on 10, 100 and 1,000 messages of a tool-using conversation,
     interleaved, each batch checking ~2,000 messages."""
@@ -220,7 +220,6 @@ def oracle_linearity(scale: float) -> dict[str, Any]:
 
 
 # -- scenarios -----------------------------------------------------------------------
-
 
 def ten_retries_scenario() -> Scenario:
     """Ten 529s, each with ``retry-after: 30`` (the cap), then the answer: 300 s virtual."""
@@ -254,7 +253,6 @@ def ten_retries(scale: float) -> dict[str, Any]:
 
 
 # -- report --------------------------------------------------------------------------
-
 
 def verdicts(results: dict[str, Any]) -> dict[str, Any]:
     """Each target with the measured figure (CPU time where the machine is shared)."""

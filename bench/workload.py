@@ -16,10 +16,14 @@ import httpx2
 import vcr
 
 from harness.cassette.recorder import make_vcr
+from harness.oracle import check_request
+from harness.oracle.betas import request_betas
 from harness.scenario.transport import plan_response
-from harness.wire import sse
+from harness.wire import json_body, sse
+from harness.wire.chunks import wire_response
 from harness.wire.clock import VirtualClock
-from harness.wire.plan import WirePlan
+from harness.wire.plan import WirePlan, stream_frames
+from harness.wire.replies import Reply
 from mini_agent.model import FALLBACK_BETA
 from mini_agent.settings import DEFAULT_MODEL, DEFAULT_SYSTEM
 from mini_agent.tools import ToolRegistry, default_tools
@@ -116,6 +120,24 @@ def offline_client() -> anthropic.Anthropic:
 def transport_client(transport: httpx2.BaseTransport) -> anthropic.Anthropic:
     """An SDK client over any transport (the harness's CassetteTransport)."""
     return _client(transport)
+
+
+def required_work_client() -> anthropic.Anthropic:
+    """The work no fake API of this design can skip, and nothing else: the request's JSON
+    parsed, checked by the oracle, the reply rendered as SSE frames and handed over. No
+    record, no queue, no plan, no clock: ``b`` can come near this, never under it."""
+    reply = Reply(message=REPLY_SPEC)
+    headers = {**SSE_HEADERS, "request-id": "req_bench"}
+
+    class RequiredWork(httpx2.BaseTransport):
+        def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+            body = json_body.loads(request.read())
+            if check_request(body, betas=request_betas(request.headers)):
+                raise AssertionError("the bench's request must be valid")
+            _, frames = stream_frames(reply, message_id=message_id(1), model=body["model"])
+            return wire_response(200, headers, b"".join(frames))
+
+    return _client(RequiredWork())
 
 
 def session_request(n: int) -> dict[str, Any]:

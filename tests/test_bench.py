@@ -27,7 +27,9 @@ def test_the_bench_runs_every_part_and_reports_every_target(tmp_path, capsys):
 
 def every_contender_is_measured_against_the_floor(results: dict) -> None:
     per_request = results["per_request"]
-    assert set(per_request["ratios"]) == {"a_again/a", "b_harness_oracle/a", "c_vcr_1/a", "c_vcr_1_with_load/a"}
+    assert set(per_request["ratios"]) == {
+        "a_again/a", "b_harness_oracle/a", "b_required_work/a", "c_vcr_1/a", "c_vcr_1_with_load/a"
+    }
     assert all(r["cpu_median"] > 0 for r in per_request["ratios"].values())
     assert per_request["harness_own_us"]["cpu_median_us"] > 0
     for count in ("3", "6"):
@@ -49,6 +51,8 @@ def the_scale_rows_measure_what_they_say(results: dict) -> None:
     scale = results["pytest"]
     assert scale["items"] == len(FEW_FILES) and scale["identical_results"] and scale["differences"] == []
     assert scale["one_worker_s"] > 0 and scale["two_workers_s"] > 0
+    assert 0 < scale["worker_start_up_s"] < scale["one_worker_s"] and 0 < scale["slowest_item_s"] <= scale["items_s"]
+    assert scale["speedup_bound"] > scale["speedup"] * 0.5  # a bound, loose: the rounds are too few to compare
     machine = results["state_machine"]
     assert machine["examples"] >= 1 and machine["generation_only_examples_per_s"] > machine["examples_per_s_cpu"] > 0
     assert machine["rounds"] >= 1 and machine["over_generation_floor"] > 1
