@@ -2,8 +2,7 @@
 ``bench/results/latest.json``.
 
     a  the SDK's floor: the typical streamed tool_use reply through a bare MockTransport
-    b  the same reply through ScenarioTransport, the API-validity oracle on; beside it, b's
-       own floor: the request parsed and checked, the reply rendered, nothing else
+    b  the same reply through ScenarioTransport, the oracle on; beside it b's own floor (parse, check, render)
     c  vcrpy replaying it from a one-interaction cassette; sessions of 100 and 400
        interactions replayed by vcrpy and by the harness's CassetteTransport
     d  one whole scenario (run_scenario on scenarios/http/overloaded_then_success.yaml)
@@ -122,6 +121,7 @@ def measure_all(
 
 # -- a, b, c: one request ------------------------------------------------------------
 
+
 def per_request(tmp: Path, scale: float) -> dict[str, Any]:
     """a, b and c side by side, interleaved; microseconds per request."""
     body = workload.reply_body(1)
@@ -202,6 +202,7 @@ def _endless_harness_client() -> Any:
 
 # -- the oracle ----------------------------------------------------------------------
 
+
 def oracle_linearity(scale: float) -> dict[str, Any]:
     """check_history on 10, 100 and 1,000 messages of a tool-using conversation,
     interleaved, each batch checking ~2,000 messages."""
@@ -220,6 +221,7 @@ def oracle_linearity(scale: float) -> dict[str, Any]:
 
 
 # -- scenarios -----------------------------------------------------------------------
+
 
 def ten_retries_scenario() -> Scenario:
     """Ten 529s, each with ``retry-after: 30`` (the cap), then the answer: 300 s virtual."""
@@ -253,6 +255,7 @@ def ten_retries(scale: float) -> dict[str, Any]:
 
 
 # -- report --------------------------------------------------------------------------
+
 
 def verdicts(results: dict[str, Any]) -> dict[str, Any]:
     """Each target with the measured figure (CPU time where the machine is shared)."""

@@ -276,12 +276,12 @@ def _public_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """Lower-cased names, repeated ones joined with ", " (as httpx does), secrets masked;
     read from httpx's raw pairs when it has them (its ``items()`` is slow)."""
     raw = getattr(headers, "raw", None)
+    pairs = ((k.decode("latin-1"), v.decode("latin-1")) for k, v in raw) if raw is not None else headers.items()
     public: dict[str, str] = {}
-    for name, value in raw if raw is not None else headers.items():
-        if raw is not None:
-            name, value = name.decode("latin-1"), value.decode("latin-1")
+    for name, value in pairs:
         name = name.lower()
-        if name in public:
-            value = f"{public[name]}, {value}"
-        public[name] = "<redacted>" if name in SECRET_HEADERS else value
+        if name in SECRET_HEADERS:
+            public[name] = "<redacted>"
+        else:
+            public[name] = f"{public[name]}, {value}" if name in public else value
     return public
