@@ -17,15 +17,15 @@ from typing import Any
 
 from harness.oracle import check_request
 from harness.oracle.betas import request_betas
-from harness.report.commands import run_file
-from harness.report.progress import CtrlC, Progress
-from harness.report.workers import run_in_workers
-from harness.scenario.expectations import check_expectations
-from harness.scenario.invariants import check_invariants
-from harness.scenario.library import scenario_files
-from harness.scenario.loader import load_scenario
-from harness.scenario.model import ScenarioError
-from harness.scenario.runner import run_scenario
+from harness.scenario.checks.expectations import check_expectations
+from harness.scenario.checks.invariants import check_invariants
+from harness.scenario.format.library import scenario_files
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.model import ScenarioError
+from harness.scenario.frontends.progress import CtrlC, Progress
+from harness.scenario.frontends.run import run_file
+from harness.scenario.frontends.workers import run_in_workers
+from harness.scenario.run.runner import run_scenario
 
 from .timing import Samples, repeat
 

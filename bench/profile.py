@@ -18,8 +18,8 @@ import time
 import httpx2
 
 from bench import workload
-from harness.scenario.responder import Responder
-from harness.scenario.transport import ScenarioTransport
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.wire.replies import Reply
 
 BATCH = 50

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.scenario.model import Scenario
+from harness.scenario.format.model import Scenario
 
 from . import workload
 from .library import n_of
@@ -20,7 +20,7 @@ STEPS = 6  # stateful_step_count of the ci profile (tests/properties/conftest.py
 def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
     """Examples per second of the main history property, as tests/properties runs it:
     ``harness.strategies.scenarios(interrupts=False)``, each run by
-    ``harness.scenario.found.run_and_record`` with the history checks (every request API-valid,
+    ``harness.scenario.run.found.run_and_record`` with the history checks (every request API-valid,
     every tool_use answered once, no partial message in the history). Generation is
     timed too: it is part of what a property costs. A failing example is counted, not
     shrunk, and saved under a temporary folder. Two floors beside it: hypothesis alone
@@ -29,7 +29,7 @@ def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
     from hypothesis import HealthCheck, Phase, given, settings
 
     from harness import strategies
-    from harness.scenario.found import Counterexample, run_and_record
+    from harness.scenario.run.found import Counterexample, run_and_record
 
     try:
         from tests.properties.history_checks import HISTORY_CHECKS

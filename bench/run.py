@@ -40,11 +40,11 @@ import httpx2
 import vcr
 
 from harness.oracle import check_history
-from harness.scenario.clients import sync_client
-from harness.scenario.model import Scenario, Turn
-from harness.scenario.responder import Responder
-from harness.scenario.runner import run_scenario
-from harness.scenario.transport import ScenarioTransport
+from harness.scenario.fake_api.clients import sync_client
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.transport import ScenarioTransport
+from harness.scenario.format.model import Scenario, Turn
+from harness.scenario.run.runner import run_scenario
 from harness.wire.replies import Reply
 
 from . import big_stream, properties, serve_load, workload

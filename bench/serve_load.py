@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import httpx2
 
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.replies import Reply
 

@@ -10,7 +10,7 @@ from typing import Any
 import vcr
 
 from harness.cassette.index import CassetteTransport
-from harness.cassette.recorder import make_vcr
+from harness.cassette.vcr_setup import make_vcr
 
 from . import workload
 from .library import n_of

@@ -15,10 +15,10 @@ import anthropic
 import httpx2
 import vcr
 
-from harness.cassette.recorder import make_vcr
+from harness.cassette.vcr_setup import make_vcr
 from harness.oracle import check_request
 from harness.oracle.betas import request_betas
-from harness.scenario.transport import plan_response
+from harness.scenario.fake_api.transport import plan_response
 from harness.wire import json_body, sse
 from harness.wire.chunks import wire_response
 from harness.wire.clock import VirtualClock

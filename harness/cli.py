@@ -21,14 +21,14 @@ from typing import Any
 from harness.agents.loading import AgentSpecError
 from harness.cassette.commands import cmd_proxy, cmd_record, cmd_replay, cmd_scan
 from harness.cassette.log_scrub import scrub_for_log
-from harness.cassette.recorder import MATCHING, RECORD_MODES
 from harness.cassette.redaction.config import RulesFileError
+from harness.cassette.vcr_setup import MATCHING, RECORD_MODES
 from harness.oracle.history_file import HistoryFileError, cmd_check_history
-from harness.report.commands import cmd_run, jobs_option
-from harness.scenario.commands import cmd_events, cmd_lint, cmd_play, cmd_schema
-from harness.scenario.event_listing import ListingError
-from harness.scenario.model import ScenarioError
-from harness.scenario.sandbox import PathEscape
+from harness.scenario.format.event_listing import ListingError
+from harness.scenario.format.model import ScenarioError
+from harness.scenario.format.sandbox import PathEscape
+from harness.scenario.frontends.file_commands import cmd_events, cmd_lint, cmd_schema
+from harness.scenario.frontends.run import cmd_play, cmd_run, jobs_option
 from harness.serve.commands import cmd_serve
 from harness.wire.cassette_file import CassetteError
 

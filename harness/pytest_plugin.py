@@ -65,27 +65,27 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--harness-found-dir"):
         import os
 
-        from harness.scenario.found import FOUND_DIR_VARIABLE
+        from harness.scenario.run.found import FOUND_DIR_VARIABLE
 
         os.environ[FOUND_DIR_VARIABLE] = str(Path(config.getoption("--harness-found-dir")).resolve())
     if config.getoption("--harness-agent"):  # properties read it from the environment, as subprocesses do
         import os
 
-        from harness.scenario.pytest_items import AGENT_VARIABLE
+        from harness.scenario.frontends.pytest_items import AGENT_VARIABLE
 
         os.environ[AGENT_VARIABLE] = config.getoption("--harness-agent")
     if config.getoption("--harness-html"):
-        from harness.report.pytest_report import HtmlReport
+        from harness.scenario.frontends.pytest_report import HtmlReport
 
         config.pluginmanager.register(HtmlReport(Path(config.getoption("--harness-html")).resolve()), "harness-html-report")
     if config.getoption("--harness-progress") is not None:
-        from harness.report.pytest_progress import ExampleProgress
+        from harness.scenario.frontends.pytest_progress import ExampleProgress
 
         config.pluginmanager.register(ExampleProgress(config, config.getoption("--harness-progress")), PROGRESS_PLUGIN)
     if config.getoption("--update-golden"):
         import os
 
-        from harness.scenario.golden import UPDATE_VARIABLE
+        from harness.scenario.checks.golden import UPDATE_VARIABLE
 
         os.environ[UPDATE_VARIABLE] = "1"
 
@@ -93,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     dirs = set(parent.config.getini("harness_scenario_dirs"))
     if file_path.suffix in SCENARIO_SUFFIXES and dirs.intersection(file_path.parts[:-1]):
-        from harness.scenario.pytest_items import ScenarioFile
+        from harness.scenario.frontends.pytest_items import ScenarioFile
 
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
@@ -106,7 +106,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = outcome.get_result()
     if call.excinfo is None or report.passed or item.config.getoption("--harness-hypothesis-output"):
         return
-    from harness.scenario.found import Counterexample
+    from harness.scenario.run.found import Counterexample
 
     if isinstance(call.excinfo.value, Counterexample):
         report.longrepr = f"{call.excinfo.value}\n(hypothesis' own report: --harness-hypothesis-output)"
@@ -116,7 +116,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def fault_api(request: pytest.FixtureRequest) -> Iterator[Any]:
     """A fake Anthropic API serving the scenario named by ``@pytest.mark.scenario(path)``;
     its wire-level invariants and expectations are checked at teardown."""
-    from harness.scenario.wire_session import WireSession
+    from harness.scenario.run.wire_session import WireSession
 
     marker = request.node.get_closest_marker("scenario")
     if marker is None or not marker.args:
@@ -135,7 +135,7 @@ def fault_api(request: pytest.FixtureRequest) -> Iterator[Any]:
 def harness_agent(request: pytest.FixtureRequest) -> Any:
     """The agent under test: ``--harness-agent``, the ``harness_agent`` ini key, or None
     (mini_agent). Override it to return your factory."""
-    from harness.scenario.pytest_items import configured_agent
+    from harness.scenario.frontends.pytest_items import configured_agent
 
     return configured_agent(request.config)
 
@@ -144,8 +144,8 @@ def harness_agent(request: pytest.FixtureRequest) -> Any:
 def harness_run(request: pytest.FixtureRequest, harness_agent: Any) -> Any:
     """``harness_run(path, agent=None) -> Outcome``: run a scenario file (relative to the
     rootdir) against ``agent``, by default the ``harness_agent`` fixture's."""
-    from harness.scenario.loader import load_scenario
-    from harness.scenario.runner import run_scenario
+    from harness.scenario.format.loader import load_scenario
+    from harness.scenario.run.runner import run_scenario
 
     def run(path: str | Path, agent: Any = None) -> Any:
         file = Path(path) if Path(path).is_absolute() else Path(request.config.rootpath) / path

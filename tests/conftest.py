@@ -11,8 +11,8 @@ import pytest
 import vcr  # noqa: F401 -- likewise: a copy imported inside a run would not match httpx2's exception map
 
 from harness.agents.mini_agent import mini_agent_factory
-from harness.scenario.clients import sync_client
-from harness.scenario.transport import ScenarioTransport
+from harness.scenario.fake_api.clients import sync_client
+from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.wire.replies import Reply
 from mini_agent.events import Notice, ToolResult, TurnEnd
 from mini_agent.loop import Agent

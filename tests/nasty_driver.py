@@ -30,7 +30,7 @@ from pathlib import Path
 
 import harness.cli as cli  # imported once, before any fork
 
-for _name in ("harness.cassette.replay", "harness.cassette.record", "harness.agents.mini_agent", "harness.scenario.runner",
+for _name in ("harness.cassette.replay", "harness.cassette.record", "harness.agents.mini_agent", "harness.scenario.run.runner",
               "harness.cassette.scan", "harness.cassette.show", "vcr", "anthropic"):
     try:
         __import__(_name)

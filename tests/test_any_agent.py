@@ -20,12 +20,12 @@ from harness.agents.context import AgentContext
 from harness.agents.loading import AgentSpecError, load_factory
 from harness.cassette.record import record_session
 from harness.cassette.replay import replay_session
-from harness.scenario.library import scenario_files
-from harness.scenario.loader import load_scenario
-from harness.scenario.responder import Responder
-from harness.scenario.runner import run_scenario
-from harness.scenario.timeline import format_timeline
-from harness.scenario.tool_map import ToolMap
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.tool_map import ToolMap
+from harness.scenario.format.library import scenario_files
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.runner import run_scenario
+from harness.scenario.run.timeline import format_timeline
 from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply

@@ -13,11 +13,11 @@ import anthropic
 import httpx2
 import pytest
 
-from harness.scenario.clients import async_client
-from harness.scenario.invariants import wire_invariants
-from harness.scenario.loader import load_scenario
-from harness.scenario.transport import AsyncScenarioTransport
-from harness.scenario.wire_session import WireSession
+from harness.scenario.checks.invariants import wire_invariants
+from harness.scenario.fake_api.clients import async_client
+from harness.scenario.fake_api.transport import AsyncScenarioTransport
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.wire_session import WireSession
 from harness.wire.clock import VirtualClock
 
 MODEL = "claude-opus-5-5"

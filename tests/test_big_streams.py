@@ -7,7 +7,7 @@ import httpx2
 
 from bench.big_stream import interaction, read_stream, stream_body
 from harness.cassette.index import CassetteIndex, CassetteTransport
-from harness.scenario.transport import ScenarioTransport
+from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.wire.chunks import WIRE_READ
 from harness.wire.replies import Reply
 

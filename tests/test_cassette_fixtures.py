@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 
 from harness.cassette.scan import scan_paths
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply

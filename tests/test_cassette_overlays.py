@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.scenario.loader import load_scenario
+from harness.scenario.format.loader import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 OVERLAYS = sorted((ROOT / "scenarios" / "overlays").glob("*.yaml"))

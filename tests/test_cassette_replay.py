@@ -28,8 +28,8 @@ from harness.cassette.scan import scan_paths
 from harness.cassette.scrub import Scrubber
 from harness.cassette.session import CassetteSession
 from harness.cli import main
-from harness.scenario.loader import load_scenario
-from harness.scenario.runner import run_scenario
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.runner import run_scenario
 from harness.wire.cassette_file import load_cassette
 
 ROOT = Path(__file__).resolve().parents[1]

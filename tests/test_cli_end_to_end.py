@@ -12,7 +12,7 @@ from pathlib import Path
 
 from planted import planted_copy
 
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.replies import Reply
 

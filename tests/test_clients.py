@@ -21,13 +21,13 @@ import anthropic
 import httpx2
 import pytest
 
-from harness.scenario.clients import sync_client
-from harness.scenario.conversation import relation
-from harness.scenario.invariants import run_invariants, wire_invariants
-from harness.scenario.loader import reply_from
-from harness.scenario.model import Scenario, Turn
-from harness.scenario.responder import Responder
-from harness.scenario.transport import ScenarioTransport
+from harness.scenario.checks.invariants import run_invariants, wire_invariants
+from harness.scenario.fake_api.clients import sync_client
+from harness.scenario.fake_api.conversation import relation
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.transport import ScenarioTransport
+from harness.scenario.format.loader import reply_from
+from harness.scenario.format.model import Scenario, Turn
 from harness.serve.report import SOCKET_TOLERANCE, check_served
 from harness.serve.server import FaultServer
 

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from harness.cassette.scan import scan_file
 from harness.cassette.show import file_actions
 from harness.oracle.history_file import HistoryFileError, check_history_file
-from harness.scenario.format import KIND_FIELDS, MESSAGE_FIELDS
-from harness.scenario.loader import load_scenario
-from harness.scenario.model import ScenarioError
-from harness.scenario.runner import run_scenario
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.model import ScenarioError
+from harness.scenario.format.schema import KIND_FIELDS, MESSAGE_FIELDS
+from harness.scenario.run.runner import run_scenario
 from harness.wire.cassette_file import CassetteError, load_cassette
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))

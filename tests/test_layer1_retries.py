@@ -8,8 +8,8 @@ import anthropic
 import pytest
 
 from harness.oracle import check_history
-from harness.scenario.clients import sync_client
-from harness.scenario.transport import ScenarioTransport
+from harness.scenario.fake_api.clients import sync_client
+from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.wire.replies import Cut, ErrorEvent, Reply
 from mini_agent.errors import ModelError, to_model_error
 from mini_agent.retry import RetryPolicy, parse_retry_after

@@ -16,7 +16,22 @@ DATA_TABLES: frozenset[str] = frozenset()  # modules that may be longer because 
 MAY_IMPORT = {  # a package of harness → the harness packages it may import (itself always)
     "wire": set(),
     "oracle": {"wire"},
+    "agents": {"wire"},
+    "cassette.redaction": set(),
+    "scenario.format": {"wire"},
+    "scenario.fake_api": {"wire", "oracle", "scenario.format"},
+    "scenario.checks": {"wire", "oracle", "scenario.format", "scenario.fake_api"},
+    "serve": {"wire", "oracle", "scenario.format", "scenario.fake_api", "scenario.checks"},
+    "report": {"wire"},
+    "strategies": {"wire", "oracle", "scenario.format"},
+    "scenario.run": {"wire", "oracle", "agents", "scenario.format", "scenario.fake_api", "scenario.checks", "serve"},
+    "cassette": {"wire", "oracle", "agents", "cassette.redaction", "scenario.format", "scenario.fake_api",
+                 "scenario.checks", "scenario.run", "serve"},
+    "scenario.frontends": {"wire", "oracle", "agents", "cassette", "cassette.redaction", "scenario.format",
+                           "scenario.fake_api", "scenario.checks", "scenario.run", "serve", "report", "strategies"},
 }
+"""The top-level modules (``harness``, ``cli``, ``pytest_plugin``) are the front doors: they
+may import any package. ``harness.scenario`` itself is a folder of five packages."""
 MINI_AGENT_HOME = "harness.agents.mini_agent"
 
 
@@ -37,10 +52,18 @@ def module_name(path: Path) -> str:
 
 def imports_of(path: Path, known: set[str]) -> list[Import]:
     """Every import in ``path``; ``from a import b`` counts as ``a.b`` when that is a module."""
+    return imports_of_text(path.read_text(encoding="utf-8"), path, known)
+
+
+def imports_of_text(source: str, path: Path, known: set[str]) -> list[Import]:
+    """Every import in ``source`` (the text of ``path``), dynamic ones too: a call of
+    ``import_module`` or ``__import__`` with a literal module name."""
     name = module_name(path)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and _dynamic_import(node):
+            found.append(Import(name, node.lineno, node.args[0].value))  # type: ignore[attr-defined]
         if isinstance(node, ast.Import):
             found += [Import(name, node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -49,6 +72,13 @@ def imports_of(path: Path, known: set[str]) -> list[Import]:
             subs = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known]
             found += [Import(name, node.lineno, t) for t in subs] or [Import(name, node.lineno, target)]
     return found
+
+
+def _dynamic_import(call: ast.Call) -> bool:
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return called in ("import_module", "__import__") and bool(call.args) and isinstance(call.args[0], ast.Constant) \
+        and isinstance(call.args[0].value, str)
 
 
 def sources(top: str) -> list[Path]:
@@ -91,12 +121,20 @@ def test_the_packages_depend_on_each_other_in_one_direction() -> None:
 
 
 def _package(module: str) -> str | None:
-    """The subpackage of harness a module is in (``scenario``), None for the top level."""
-    parts = module.split(".")
-    return parts[1] if parts[0] == "harness" and len(parts) > 1 and f"harness.{parts[1]}" in SUBPACKAGES else None
+    """The package of ``MAY_IMPORT`` a harness module is in (``scenario.run``), the most
+    specific one; None for the top-level modules."""
+    inside = [name for name in MAY_IMPORT if module == f"harness.{name}" or module.startswith(f"harness.{name}.")]
+    return max(inside, key=len) if inside else None
 
 
 SUBPACKAGES = {module_name(p) for p in sources("harness") if p.name == "__init__.py" and p.parent != ROOT / "harness"}
+
+
+def test_every_package_has_its_rules() -> None:
+    """A new package says what it may import (``scenario`` is only a folder of packages)."""
+    folders = {"harness.scenario"}
+    missing = sorted(name for name in SUBPACKAGES - folders if _package(name) is None)
+    assert not missing, f"packages with no line in MAY_IMPORT: {missing}"
 
 
 def test_mini_agent_is_imported_only_by_its_adapter() -> None:
@@ -110,17 +148,28 @@ def test_mini_agent_never_imports_harness() -> None:
 
 
 @pytest.mark.parametrize("package", sorted(MAY_IMPORT))
-def test_low_packages_import_only_what_is_below_them(package: str) -> None:
+def test_each_package_imports_only_what_is_below_it(package: str) -> None:
     allowed = MAY_IMPORT[package] | {package}
     offending = [
         str(i)
         for i in ALL_HARNESS_IMPORTS
-        if i.module.startswith(f"harness.{package}")
-        and is_harness(i.target)
-        and i.target.split(".")[1:2] != []
-        and i.target.split(".")[1] not in allowed
+        if _package(i.module) == package and is_harness(i.target) and i.target != "harness"
+        and _package(i.target) not in allowed
     ]
     assert not offending, f"harness.{package} may import only {sorted(allowed)}:\n" + "\n".join(offending)
+
+
+def test_the_allowed_imports_go_one_way() -> None:
+    """The table itself has no cycle: what a package may import may not import it back."""
+    assert _cycles({name: set(allowed) for name, allowed in MAY_IMPORT.items()}) == []
+
+
+def test_a_dynamic_import_counts_as_an_import(tmp_path: Path) -> None:
+    """``importlib.import_module("harness.x")`` is found like ``import harness.x``."""
+    module = ROOT / "harness" / "wire" / "_probe_dynamic.py"
+    source = 'import importlib\n\nserver = importlib.import_module("harness.serve.server")\n'
+    found = imports_of_text(source, module, KNOWN)
+    assert Import("harness.wire._probe_dynamic", 3, "harness.serve.server") in found
 
 
 def test_harness_is_in_packages_and_no_module_is_over_the_limit() -> None:

@@ -30,7 +30,7 @@ from test_record_leaks import environment as environment  # the fixture
 
 from harness.cassette.log_scrub import scrub_for_log
 from harness.cassette.scan import scan_paths
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply

@@ -19,10 +19,10 @@ import anthropic
 import pytest
 from stream_reads import STREAM_CUT_RAISES
 
-from harness.scenario.loader import load_scenario
-from harness.scenario.outcome import Outcome
-from harness.scenario.runner import run_scenario
-from harness.scenario.timeline import format_timeline
+from harness.scenario.checks.outcome import Outcome
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.runner import run_scenario
+from harness.scenario.run.timeline import format_timeline
 from harness.wire.clock import VirtualClock
 from mini_agent.events import (
     MessageDone,

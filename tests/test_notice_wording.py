@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.scenario.loader import load_scenario
-from harness.scenario.runner import run_scenario
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.runner import run_scenario
 
 OUT_OF_ORDER = """\
 name: notices-out-of-order

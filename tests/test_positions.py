@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.scenario.loader import load_scenario, problems_in
-from harness.scenario.positions import serve
-from harness.scenario.responder import DEFAULT_MODEL, Responder
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.format.loader import load_scenario, problems_in
+from harness.scenario.format.model import DEFAULT_MODEL
+from harness.scenario.format.positions import serve
 from harness.wire.replies import Cut, Reply
 
 SIX_EVENTS = "Hello there."  # message_start, block start, one delta, block stop, message_delta, message_stop

@@ -17,7 +17,7 @@ import anthropic
 import pytest
 
 from harness.cassette.scan import scan_file
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.cassette_file import load_cassette
 from harness.wire.replies import Reply

@@ -21,8 +21,8 @@ import pytest
 import yaml
 
 from harness.cli import _parser
-from harness.scenario.loader import load_scenario, problems_in
-from harness.scenario.runner import run_scenario
+from harness.scenario.format.loader import load_scenario, problems_in
+from harness.scenario.run.runner import run_scenario
 
 pytest_plugins = ["pytester"]
 

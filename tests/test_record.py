@@ -20,12 +20,12 @@ from harness.cassette.record import (
     record_over_loopback,
     record_session,
 )
-from harness.cassette.recorder import AtomicPersister, SecretsFound, write_atomically
 from harness.cassette.replay import replay_session
 from harness.cassette.scan import scan_paths
 from harness.cassette.scrub import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS
+from harness.cassette.vcr_setup import AtomicPersister, SecretsFound, write_atomically
 from harness.cli import main
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import VirtualClock

@@ -26,7 +26,7 @@ from harness.cassette.record import record_over_loopback
 from harness.cassette.replay import replay_session
 from harness.cassette.scan import scan_paths
 from harness.cli import main
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.cassette_file import load_cassette, response_body_bytes
 from harness.wire.clock import VirtualClock

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.report.commands import jobs_option
-from harness.report.workers import can_fork
+from harness.scenario.frontends.run import jobs_option
+from harness.scenario.frontends.workers import can_fork
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="--jobs needs os.fork")
 

@@ -13,10 +13,10 @@ import pytest
 
 from harness.cassette.replay import replay_session
 from harness.cli import main
-from harness.scenario.loader import load_scenario
-from harness.scenario.model import Scenario, ScenarioError, Turn
-from harness.scenario.runner import run_scenario
-from harness.scenario.sandbox import copy_into
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.model import Scenario, ScenarioError, Turn
+from harness.scenario.format.sandbox import copy_into
+from harness.scenario.run.runner import run_scenario
 from harness.wire.replies import Reply
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.scenario.format import json_schema
-from harness.scenario.library import scenario_files
-from harness.scenario.loader import load_scenario, problems_in
-from harness.scenario.model import Interrupt, ScenarioError
-from harness.scenario.runner import run_scenario
-from harness.scenario.timeline import format_timeline
+from harness.scenario.format.library import scenario_files
+from harness.scenario.format.loader import load_scenario, problems_in
+from harness.scenario.format.model import Interrupt, ScenarioError
+from harness.scenario.format.schema import json_schema
+from harness.scenario.run.runner import run_scenario
+from harness.scenario.run.timeline import format_timeline
 from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Stall
 
 LIBRARY = Path(__file__).resolve().parents[1] / "scenarios"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from harness.agents.mini_agent import mini_agent_factory, settings_for
-from harness.scenario.loader import load_scenario
-from harness.scenario.runner import run_scenario
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.runner import run_scenario
 from harness.wire.replies import Reply
 from mini_agent.cli import slash_command
 from mini_agent.environment import SettingsError, settings_from_environment

@@ -73,7 +73,7 @@ def test_a_broken_scenario_is_reported_before_listening(tmp_path, capsys):
 
 
 def test_the_mini_agent_repl_survives_a_401_over_a_real_socket_and_ends_at_end_of_input(tmp_path):
-    from harness.scenario.responder import Responder
+    from harness.scenario.fake_api.responder import Responder
     from harness.serve.server import FaultServer
     from harness.wire.replies import Reply
 

@@ -12,7 +12,7 @@ import httpx2
 import pytest
 
 from harness.cassette.log_scrub import scrub_for_log
-from harness.scenario.loader import load_scenario
+from harness.scenario.format.loader import load_scenario
 from harness.serve.report import build_server, check_served
 
 FAKE_KEY = "sk-ant-api03-" + "Q" * 93 + "AA"

@@ -24,7 +24,7 @@ import httpx2
 import pytest
 from stream_reads import read_failure
 
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer, ServerError
 from harness.wire.replies import Cut, Drip, ErrorEvent, Reply, Stall
 from mini_agent.errors import to_model_error
@@ -390,7 +390,7 @@ def test_needs_a_responder_or_a_session_factory():
 SERVE_SCRIPT = """
 import sys
 from harness.wire.replies import Reply
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.commands import serve_forever
 from harness.serve.server import FaultServer
 server = FaultServer(Responder([Reply(message={"text": "hi"})]), time_scale=0, log=sys.stdout).start()

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.listener import Listener
 from harness.serve.server import FaultServer
 from harness.wire.http11 import Limits

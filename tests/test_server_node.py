@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.replies import Cut, Reply
 

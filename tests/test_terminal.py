@@ -5,8 +5,8 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from harness.scenario.loader import load_scenario
-from harness.scenario.runner import run_scenario
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.runner import run_scenario
 
 CTRL_C = Path(__file__).resolve().parent.parent / "scenarios" / "interrupts" / "ctrl_c_while_a_command_runs.yaml"
 

@@ -18,9 +18,9 @@ import pytest
 from stream_reads import STREAM_CUT_RAISES
 
 from examples.tool_runner_agent import ToolRunnerAgent
-from harness.scenario.loader import load_scenario
-from harness.scenario.runner import run_scenario
-from harness.scenario.timeline import format_timeline
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.runner import run_scenario
+from harness.scenario.run.timeline import format_timeline
 from harness.serve.report import build_server, check_served
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx2
 
-from harness.scenario.responder import Responder
-from harness.scenario.transport import ScenarioTransport
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.wire.replies import Cut, Drip, Reply
 
 REQUEST = b'{"model": "m", "max_tokens": 10, "stream": true, "messages": [{"role": "user", "content": "hi"}]}'

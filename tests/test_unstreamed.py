@@ -10,11 +10,11 @@ import anthropic
 import httpx2
 import pytest
 
-from harness.scenario.clients import sync_client
-from harness.scenario.forms import stream_only_notes
-from harness.scenario.loader import load_scenario
-from harness.scenario.responder import Responder
-from harness.scenario.transport import ScenarioTransport
+from harness.scenario.fake_api.clients import sync_client
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.transport import ScenarioTransport
+from harness.scenario.format.forms import stream_only_notes
+from harness.scenario.format.loader import load_scenario
 from harness.serve.server import FaultServer
 from harness.wire.replies import Cut, ErrorEvent, Reply, Stall
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.scenario.loader import problems_in
+from harness.scenario.format.loader import problems_in
 from harness.wire.cassette_file import CassetteError, load_cassette
 
 MISTAKES = [  # (text, where (the C parser may stop one column earlier: "a|b"), the sentence)

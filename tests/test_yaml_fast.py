@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.scenario import yaml_positions
-from harness.scenario.yaml_positions import YamlError, loads_located
+from harness.scenario.format import yaml_positions
+from harness.scenario.format.yaml_positions import YamlError, loads_located
 
 ROOT = Path(__file__).resolve().parent.parent
 TRICKY = [

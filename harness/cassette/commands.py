@@ -24,8 +24,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     from harness.agents.mini_agent import SettingsError, settings_from_environment
     from harness.cassette.diff import ReplayMismatch
     from harness.cassette.record import CassetteExists, RecordingFailed, record_session
-    from harness.cassette.recorder import SecretsFound
     from harness.cassette.redaction.redact import RedactionError
+    from harness.cassette.vcr_setup import SecretsFound
 
     before = file_identity(Path(args.cassette))
     try:
@@ -91,7 +91,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from harness.cassette.proxy import RecordingProxy
-    from harness.cassette.recorder import SecretsFound, make_vcr
+    from harness.cassette.vcr_setup import SecretsFound, make_vcr
     from harness.serve.commands import serve_forever
     from harness.serve.listener import ServerError
     from harness.wire.cassette_file import load_cassette

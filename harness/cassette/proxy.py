@@ -1,7 +1,7 @@
 """A recording proxy: any client (Node, Claude Code, curl) points its base URL at it,
 and every request is forwarded to an upstream (the real API, or any compatible server)
 and recorded into a vcrpy cassette, through the same recorder as ``harness record``
-(``harness.cassette.recorder``: allowlisted headers, secrets redacted, the file scanned,
+(``harness.cassette.vcr_setup``: allowlisted headers, secrets redacted, the file scanned,
 then written atomically when the proxy stops).
 
     harness proxy --upstream https://api.anthropic.com --record cassettes/node.yaml --port 8124

@@ -9,7 +9,7 @@
 Record modes are vcrpy's: ``once`` (the default) refuses an existing cassette,
 ``all`` records it again from scratch, ``new_episodes`` replays what matches and adds
 what does not, ``none`` only replays. The cassette is scrubbed, scanned and written
-atomically (``harness.cassette.recorder``); Ctrl+C or any crash writes nothing, and so
+atomically (``harness.cassette.vcr_setup``); Ctrl+C or any crash writes nothing, and so
 does a body the scrubber cannot redact safely: the recording stops at that request.
 
 Errors::
@@ -17,7 +17,7 @@ Errors::
     FileExistsError
      └── CassetteExists      record mode ``once`` and the cassette is already there
     ValueError
-     ├── SecretsFound        (harness.cassette.recorder) the scan flagged the cassette: not written
+     ├── SecretsFound        (harness.cassette.vcr_setup) the scan flagged the cassette: not written
      ├── RedactionError      (harness.cassette.redaction.redact) a body that cannot be
      │                       redacted safely: the recording stopped, nothing was written
      └── RecordingFailed     no API key, or the loopback scenario's server saw problems
@@ -41,10 +41,10 @@ import anthropic
 from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver, build_agent
-from harness.cassette.recorder import RECORD_MODES, make_vcr
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber, replace_cwd
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
+from harness.cassette.vcr_setup import RECORD_MODES, make_vcr
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import RealClock, VirtualClock
 
@@ -237,10 +237,11 @@ def record_over_loopback(
     the scenario's workspace in a fresh folder, its turns' user lines, its replies (all
     turns' in one queue) on the wire, on virtual time. Raises RecordingFailed, and
     writes nothing, if the server saw problems (an invalid request, a missing reply)."""
-    from harness.scenario.loader import load_scenario
-    from harness.scenario.responder import DEFAULT_MODEL, Responder
-    from harness.scenario.runner import default_factory
-    from harness.scenario.sandbox import write_workspace
+    from harness.scenario.fake_api.responder import Responder
+    from harness.scenario.format.loader import load_scenario
+    from harness.scenario.format.model import DEFAULT_MODEL
+    from harness.scenario.format.sandbox import write_workspace
+    from harness.scenario.run.runner import default_factory
     from harness.serve.server import FaultServer
 
     scenario = load_scenario(scenario_path)

@@ -33,11 +33,11 @@ from harness.cassette.index import (
 )
 from harness.cassette.network import NetworkBlocked, block_network
 from harness.cassette.record import drive
-from harness.cassette.recorder import make_vcr
 from harness.cassette.scrub import replace_cwd
 from harness.cassette.session import ENGINES, REPLAY_API_KEY
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
-from harness.scenario.sandbox import copy_into
+from harness.cassette.vcr_setup import make_vcr
+from harness.scenario.format.sandbox import copy_into
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import VirtualClock
 

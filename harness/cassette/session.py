@@ -34,9 +34,9 @@ from harness.cassette.index import (
     CassetteTransport,
 )
 from harness.cassette.network import block_network
-from harness.cassette.recorder import MATCHING, RECORD_MODES, make_vcr
 from harness.cassette.scrub import Scrubber
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
+from harness.cassette.vcr_setup import MATCHING, RECORD_MODES, make_vcr
 
 ENGINES = ("harness", "vcr")
 REPLAY_API_KEY = "harness-replay"

@@ -16,9 +16,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from harness.scenario.library import SCENARIO_SUFFIXES
-from harness.scenario.loader import load_scenario
-from harness.scenario.model import ScenarioError
+from harness.scenario.format.library import SCENARIO_SUFFIXES
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.model import ScenarioError
 from harness.wire import sse
 from harness.wire.cassette_file import CassetteError, load_cassette, response_body_bytes
 from harness.wire.sse_parse import decode_events

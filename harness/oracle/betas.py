@@ -33,7 +33,7 @@ BETAS = {
     for b in (
         Beta(
             "message-threads-2026-08-12", "the `thread` field: create, then continue with only the new messages",
-            "a continue is checked as the stored thread plus its new messages (harness.scenario.threads)",
+            "a continue is checked as the stored thread plus its new messages (harness.scenario.fake_api.threads)",
             DOCS + "message-threads (betaHeader in its front matter)",
         ),
         Beta(

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.report.coverage import coverage_matrix
-from harness.report.record import counts
 from harness.report.style import CSS
 from harness.report.svg import timeline_svg
+from harness.report.table import counts
 
 RESULT_ORDER = {"fail": 0, "broken": 0, "pass": 1, "skip": 2}
 

@@ -9,13 +9,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from harness.report.record import counts
+from harness.report.table import counts
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def junit_xml(records: list[dict[str, Any]], *, suite: str = "harness run", timestamp: str = "") -> str:
-    """The JUnit XML document for ``records`` (see ``harness.report.record``)."""
+    """The JUnit XML document for ``records`` (see ``harness.scenario.run.results``)."""
     found = counts(records)
     broken = sum(r["result"] == "broken" for r in records)
     totals = {

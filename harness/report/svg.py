@@ -31,7 +31,7 @@ class _Slot:
 
 
 def timeline_svg(record: dict[str, Any]) -> str:
-    """The picture of one scenario record (see ``harness.report.record``)."""
+    """The picture of one scenario record (see ``harness.scenario.run.results``)."""
     slots = _slots(record)
     turns = {t["number"]: t for t in record["turns"]}
     x, last_turn, spans = 8.0, None, {}

@@ -9,7 +9,7 @@ from urllib.parse import unquote
 
 from harness.oracle import check_request, wording
 from harness.oracle.betas import request_betas
-from harness.scenario.responder import error_body_with_id
+from harness.scenario.fake_api.responder import error_body_with_id
 from harness.serve.log import LogEntry
 from harness.wire import json_body
 from harness.wire.api_errors import error_body

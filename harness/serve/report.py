@@ -21,13 +21,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from harness.scenario.conversation import relation
-from harness.scenario.invariants import Findings, run_invariants, wire_invariants
-from harness.scenario.model import Scenario
-from harness.scenario.recorded import RecordedRequest
-from harness.scenario.responder import DEFAULT_MODEL, Responder
-from harness.scenario.served import failed
-from harness.scenario.wire_view import conversations
+from harness.scenario.checks.invariants import Findings, run_invariants, wire_invariants
+from harness.scenario.checks.wire_view import conversations
+from harness.scenario.fake_api.conversation import relation
+from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.served import failed
+from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.serve.log import Scrub
 from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
@@ -114,7 +114,7 @@ def check_served(scenario: Scenario, server: FaultServer) -> ServeReport:
     return report
 
 
-def _request_lines(groups: list[list[RecordedRequest]]) -> list[str]:
+def _request_lines(groups: list[list[Exchange]]) -> list[str]:
     """A line per request, in arrival order, saying what it was to the one before it in
     its conversation and how long after that one's answer it came."""
     described: dict[int, str] = {}

@@ -50,8 +50,8 @@ import time
 from os import PathLike
 from typing import IO, Any, Callable
 
-from harness.scenario.recorded import RecordedRequest
-from harness.scenario.responder import Responder
+from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.responder import Responder
 from harness.serve.endpoints import count_tokens, models
 from harness.serve.listener import Listener, ServerError
 from harness.serve.log import LogEntry, RequestLog, Scrub
@@ -156,7 +156,7 @@ class FaultServer(Listener):
         self.log.started(entry)
         self.log.finished(entry)
 
-    def _messages(self, request: Request, session: str, path: str) -> tuple[WirePlan, LogEntry, RecordedRequest]:
+    def _messages(self, request: Request, session: str, path: str) -> tuple[WirePlan, LogEntry, Exchange]:
         entry = self._entry(request, session, status=None, answer="")
         with self._lock:  # a Responder takes one request at a time; the rendering needs no lock
             responder = self._responder(session)
@@ -198,7 +198,7 @@ class FaultServer(Listener):
         return plan, entry, record
 
     @staticmethod
-    def _failed(responder: Responder, record: RecordedRequest, exc: Exception, entry: LogEntry) -> str:
+    def _failed(responder: Responder, record: Exchange, exc: Exception, entry: LogEntry) -> str:
         """A harness bug while answering ``record``: it gets a 500 that says so."""
         message = f"harness: {type(exc).__name__}: {exc}"
         record.plan = harness_error_plan(message, _request_id(entry))

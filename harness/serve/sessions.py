@@ -11,7 +11,7 @@ A client names its session in one of two ways:
 The URL wins when both are given. A request that names no session belongs to the
 default session (``""``). Within one session, the replies are served in the order the
 requests arrive, whichever conversation sends them; the report then tells the
-conversations apart by their content (``harness.scenario.wire_view.conversations``).
+conversations apart by their content (``harness.scenario.checks.wire_view.conversations``).
 So sub-agents or parallel conversations of one client that need replies of their own
 must each be given a session name.
 """

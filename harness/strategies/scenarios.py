@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from harness.scenario.model import Scenario, Turn
+from harness.scenario.format.model import Scenario, Turn
 from harness.strategies.schedules import fault_schedules, interruption_points
 from harness.strategies.tool_calls import ToolLike, workspace_paths
 

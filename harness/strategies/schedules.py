@@ -10,7 +10,7 @@ from typing import Any, Literal, Sequence
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from harness.scenario.model import Interrupt, Turn
+from harness.scenario.format.model import Interrupt, Turn
 from harness.strategies.faults import (
     GIVE_UP_RETRY_AFTER,
     fault_effect,

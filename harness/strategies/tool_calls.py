@@ -11,7 +11,7 @@ from typing import Any, Protocol, Sequence
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from harness.scenario.tools import STANDARD_TOOLS
+from harness.scenario.format.tools import STANDARD_TOOLS
 from harness.strategies.mutations import invalid_tool_inputs
 from harness.strategies.schemas import json_values, tool_inputs
 

@@ -62,7 +62,7 @@ PROGRESS_EVERY = 30.0
 
 def pytest_configure(config: pytest.Config) -> None:
     from harness.pytest_plugin import PROGRESS_PLUGIN
-    from harness.report.pytest_progress import ExampleProgress
+    from harness.scenario.frontends.pytest_progress import ExampleProgress
 
     if PROFILE in LONG_PROFILES and not config.pluginmanager.has_plugin(PROGRESS_PLUGIN):
         config.pluginmanager.register(ExampleProgress(config, PROGRESS_EVERY), PROGRESS_PLUGIN)

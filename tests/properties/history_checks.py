@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.scenario.outcome import Outcome
-from harness.scenario.served import failed
+from harness.scenario.checks.outcome import Outcome
+from harness.scenario.fake_api.served import failed
 from harness.wire.sse_parse import final_message
 
 OMITTED_THINKING = "(earlier reasoning omitted)"  # what mini_agent leaves when a fallback drops thinking

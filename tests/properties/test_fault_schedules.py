@@ -9,10 +9,10 @@ from pathlib import Path
 
 from hypothesis import example, given
 
-from harness.scenario.found import run_and_record
-from harness.scenario.model import Interrupt, Scenario, Turn
-from harness.scenario.runner import run_scenario
-from harness.scenario.served import failed
+from harness.scenario.fake_api.served import failed
+from harness.scenario.format.model import Interrupt, Scenario, Turn
+from harness.scenario.run.found import run_and_record
+from harness.scenario.run.runner import run_scenario
 from harness.strategies import scenarios
 from harness.wire.replies import ErrorEvent, Reply
 

@@ -14,12 +14,20 @@ from hypothesis import strategies as st
 from harness import cli
 from harness.agents.base import AgentFactory
 from harness.agents.mini_agent import mini_agent_factory, settings_for
-from harness.scenario.dump import dump_scenario, without_positions, write_scenario
-from harness.scenario.format import END_REASONS
-from harness.scenario.found import FOUND_DIR_VARIABLE, Counterexample, run_and_record
-from harness.scenario.loader import load_scenario
-from harness.scenario.model import Interrupt, Scenario, Turn
-from harness.scenario.runner import run_scenario
+from harness.scenario.format.dump import (
+    dump_scenario,
+    without_positions,
+    write_scenario,
+)
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.model import Interrupt, Scenario, Turn
+from harness.scenario.format.schema import END_REASONS
+from harness.scenario.run.found import (
+    FOUND_DIR_VARIABLE,
+    Counterexample,
+    run_and_record,
+)
+from harness.scenario.run.runner import run_scenario
 from harness.strategies import (
     fault_schedules,
     interruption_points,
@@ -200,9 +208,9 @@ pytest_plugins = ["pytester"]
 FAILING_TEST = '''
 from pathlib import Path
 
-from harness.scenario.found import run_and_record
+from harness.scenario.run.found import run_and_record
 from harness.wire.replies import Reply
-from harness.scenario.model import Scenario, Turn
+from harness.scenario.format.model import Scenario, Turn
 
 
 def test_too_few_replies():

@@ -18,14 +18,14 @@ from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver, build_agent
 from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.oracle import check_history
-from harness.scenario.clients import TEST_API_KEY, scenario_clients
-from harness.scenario.found import save_counterexample
-from harness.scenario.invariants import wire_invariants
-from harness.scenario.model import Scenario, Turn
-from harness.scenario.responder import Responder
-from harness.scenario.tool_map import ToolMap
-from harness.scenario.transport import ScenarioTransport
-from harness.scenario.wire_view import kept_partial_text, wire_end
+from harness.scenario.checks.invariants import wire_invariants
+from harness.scenario.checks.wire_view import kept_partial_text, wire_end
+from harness.scenario.fake_api.clients import TEST_API_KEY, scenario_clients
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.tool_map import ToolMap
+from harness.scenario.fake_api.transport import ScenarioTransport
+from harness.scenario.format.model import Scenario, Turn
+from harness.scenario.run.found import save_counterexample
 from harness.strategies import (
     BIG_BUDGET,
     INTERRUPTION_KINDS,

@@ -11,10 +11,10 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.scenario.model import Scenario, Turn
-from harness.scenario.runner import run_scenario
-from harness.scenario.timeline import format_timeline
-from harness.scenario.wire_view import tool_exchanges
+from harness.scenario.checks.wire_view import tool_exchanges
+from harness.scenario.format.model import Scenario, Turn
+from harness.scenario.run.runner import run_scenario
+from harness.scenario.run.timeline import format_timeline
 from harness.wire.replies import Reply
 
 from .agent import AGENT

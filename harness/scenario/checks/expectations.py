@@ -1,0 +1,126 @@
+"""The checks a scenario's ``expect`` blocks ask for.
+
+Read from the wire, for every agent: per turn ``requests``, ``end`` (how the turn ended),
+``tools`` (the tool calls the agent answered, by standard name, in order) and
+``tool_results`` (``{error, contains}`` of each answer); per scenario ``requests`` and
+``files`` (the workspace afterwards); ``sleeps``, the waits the agent asked the virtual
+clock for (its own and the SDK's). ``notices``, ``no_notices``, ``text`` and the
+``transcript`` need the agent's own events, and everything under a ``mini_agent:``
+block is mini_agent's; ``agent_expectations`` checks those where the agent can show
+them, and the outcome lists them as not checked for the others.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from harness.scenario.checks.agent_expectations import (
+    AGENT_ONLY_ENDS,
+    EVENT_KEYS,
+    agent_problems,
+    matches,
+    transcript_problems,
+)
+from harness.scenario.checks.outcome import Outcome, TurnResult
+from harness.scenario.checks.wire_view import ToolExchange, tool_exchanges, wire_end
+
+AGENT_BLOCK = "mini_agent"
+
+
+def check_expectations(outcome: Outcome) -> list[str]:
+    """Problems with what the scenario said must hold; fills ``outcome.not_checked``."""
+    problems: list[str] = []
+    exchanges = tool_exchanges(outcome.requests, outcome.tool_map)
+    events = any(turn.events for turn in outcome.turns)
+    mini_agent = outcome.agent_name == AGENT_BLOCK
+    for turn, spec in zip(outcome.turns, outcome.scenario.turns):
+        expect = spec.expect
+        found = _wire_problems(turn, expect, exchanges, events)
+        agent_side = {k: expect[k] for k in (*EVENT_KEYS, "sleeps", "end") if k in expect}
+        if not events:
+            unseen = [k for k in EVENT_KEYS if k in expect] + (["end"] if expect.get("end") in AGENT_ONLY_ENDS else [])
+            outcome.not_checked += [f"turn {turn.number}: expect.{k} (needs agent events)" for k in unseen]
+            agent_side = {k: v for k, v in agent_side.items() if k == "sleeps"}
+        found += agent_problems(outcome, turn, agent_side)
+        if AGENT_BLOCK in expect and mini_agent:
+            found += [f"{AGENT_BLOCK}.{p}" for p in _all_problems(outcome, turn, expect[AGENT_BLOCK], exchanges)]
+        elif AGENT_BLOCK in expect:
+            outcome.not_checked += [f"turn {turn.number}: expect.{AGENT_BLOCK}.{k} (mini_agent only)" for k in expect[AGENT_BLOCK]]
+        problems += [f"turn {turn.number}: expect.{p}{_where(outcome, spec.expect_lines, p, spec.line)}" for p in found]
+    problems += _scenario_problems(outcome, outcome.scenario.expect, mini_agent)
+    return problems
+
+
+def _where(outcome: Outcome, lines: dict[str, int], problem: str, fallback: int) -> str:
+    """`` (file:line)`` of the expectation a problem is about."""
+    key = re.match(r"[a-z_]+(?:\.[a-z_]+)?", problem)
+    line = lines.get(key.group(0), lines.get(key.group(0).split(".")[0], fallback)) if key else fallback
+    return f" ({outcome.scenario.path}:{line})" if line else ""
+
+
+def _all_problems(outcome: Outcome, turn: TurnResult, expect: dict[str, Any], exchanges: list[ToolExchange]) -> list[str]:
+    """A ``mini_agent:`` block: every key, the wire's and the events' (``end`` as its
+    TurnEnd event says it: Ctrl+C as a tool runs does not show on the wire)."""
+    wire_side = {k: v for k, v in expect.items() if k != "end" or not turn.of_type("TurnEnd")}
+    return _wire_problems(turn, wire_side, exchanges, True) + agent_problems(outcome, turn, expect)
+
+
+def _wire_problems(turn: TurnResult, expect: dict[str, Any], exchanges: list[ToolExchange], events: bool) -> list[str]:
+    problems = []
+    if "requests" in expect and len(turn.requests) != expect["requests"]:
+        problems.append(f"requests: expected {expect['requests']}, the agent made {len(turn.requests)}")
+    if "end" in expect and expect["end"] not in AGENT_ONLY_ENDS:
+        ended = wire_end(turn.requests, interrupted=turn.interrupted)
+        if ended != expect["end"]:
+            problems.append(f"end: expected {expect['end']}, the turn ended with {ended} (as the wire shows it)")
+    numbers = {r.number for r in turn.requests}
+    answered = [x for x in exchanges if x.served_in in numbers and x.answered_in is not None]
+    if "tools" in expect and [x.name for x in answered] != expect["tools"]:
+        problems.append(f"tools: expected {expect['tools']}, the agent answered {[x.name for x in answered]}")
+    if "tool_results" in expect:
+        problems += _tool_result_problems(expect["tool_results"], answered)
+    return problems
+
+
+def _tool_result_problems(wanted: list[dict[str, Any]], answered: list[ToolExchange]) -> list[str]:
+    if len(wanted) != len(answered):
+        return [f"tool_results: expected {len(wanted)}, the agent answered {len(answered)}"]
+    problems = []
+    for i, (want, got) in enumerate(zip(wanted, answered)):
+        text = got.result or ""
+        if "error" in want and got.is_error != want["error"]:
+            problems.append(f"tool_results[{i}]: expected error={want['error']}, got {text[:200]!r}")
+        if "contains" in want and not matches(want["contains"], text):
+            problems.append(f"tool_results[{i}]: {want['contains']!r} not in {text[:200]!r}")
+    return problems
+
+
+def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: bool) -> list[str]:
+    problems = []
+    made = sum(len(turn.requests) for turn, _ in zip(outcome.turns, outcome.scenario.turns))  # not the probe's
+    if "requests" in expect and made != expect["requests"]:
+        problems.append(f"expect.requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)")
+    lines = outcome.scenario.expect_lines
+    for name, wanted in expect.get("files", {}).items():
+        where = _where(outcome, lines, f"files.{name}", lines.get("files", 0))
+        problems += [f"expect.files.{name}: {p}{where}" for p in _file_problems(outcome.files, name, wanted)]
+    if "transcript" in expect and mini_agent:
+        problems += transcript_problems(outcome, expect["transcript"])
+    elif "transcript" in expect:
+        outcome.not_checked.append("expect.transcript (mini_agent's REPL output)")
+    return problems
+
+
+def _file_problems(files: dict[str, str | None], name: str, wanted: Any) -> list[str]:
+    present = name in files
+    if isinstance(wanted, dict) and wanted.get("absent"):
+        return ["expected no such file, it exists"] if present else []
+    if not present:
+        return ["expected the file, it does not exist"]
+    content = files[name] or ""
+    if isinstance(wanted, str) and content != wanted:
+        return [f"expected {wanted[:100]!r}, found {content[:100]!r}"]
+    if isinstance(wanted, dict) and "contains" in wanted and not matches(wanted["contains"], content):
+        return [f"{wanted['contains']!r} not in {content[:100]!r}"]
+    return []

@@ -1,0 +1,215 @@
+"""What every run must satisfy, whether or not its ``expect`` block says so, read from
+the wire for any agent:
+
+- every request is API-valid (the Responder records violations; a message-thread
+  ``continue`` is judged as its whole thread);
+- a request the API rejected as invalid is never sent again unchanged, nor is anything
+  sent in a turn after ``x-should-retry: false`` or Ctrl+C;
+- what follows a failure repeats the conversation or adds to it, never changes it
+  (``conversation``: retry, follow-up, rewrite);
+- a retry waits at least what ``retry-after-ms`` / ``retry-after`` asked, counted from
+  when the failed answer was over;
+- attempts ≤ ``max_retries`` + 1, when the scenario's settings name ``max_retries``;
+- no half-streamed text ends a request (models from Claude 4.6 on refuse a final
+  assistant message; older ones take it as their own prefill);
+- a tool whose input reached the agent cut or unparseable is not answered with a
+  ``tool_result`` that is not an error: the tool would have run on garbage;
+- each turn uses exactly the replies written for it, and one more turn after the last
+  one still works.
+
+Agent policies are reported, not failed (DESIGN §8): a retry after a 401, a wait far
+beyond what was asked, half-streamed text kept in the history behind a user message that
+asks the model to resume (Claude Code does so on purpose), betas the harness does not know. mini_agent's own
+contract — ``run_turn`` never raises, every turn ends with a ``TurnEnd`` event, no
+backoff over its 30 s cap, no half-streamed text kept — is checked for mini_agent only.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+
+from harness.oracle.betas import unknown_betas
+from harness.oracle.retry import requested_wait
+from harness.scenario.checks.outcome import Outcome, TurnResult
+from harness.scenario.checks.wire_view import (
+    kept_partial_text,
+    retry_waits,
+    tools_run_on_broken_input,
+    wire_end,
+)
+from harness.scenario.fake_api.conversation import relation, resends
+from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.served import failed, fatal, rejected_as_invalid
+from harness.wire.clock import EPOCH_ORIGIN
+
+MINI_AGENT = "mini_agent"
+BACKOFF_CAP = 30.0
+"""mini_agent's longest backoff when the server named no wait (DESIGN §3)."""
+TOLERANCE = 1e-6
+DATE_TOLERANCE = 1.0  # an HTTP date has one-second resolution
+FAR_BEYOND = 60.0  # a wait this much over what was asked (and over twice it) is reported
+LONG_WAIT = 60.0  # a wait this long, with no wait asked, is reported
+
+
+@dataclass
+class Findings:
+    """What the checks found: ``problems`` fail the run, ``notes`` are reported."""
+
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __iadd__(self, other: Findings) -> Findings:
+        self.problems += other.problems
+        self.notes += other.notes
+        return self
+
+
+def check_invariants(outcome: Outcome) -> Findings:
+    """The invariants of every turn of a run, each finding naming the turn and request."""
+    found = run_invariants(outcome.requests, mini_agent=outcome.agent_name == MINI_AGENT)
+    for turn in outcome.turns:
+        found += _turn_invariants(outcome, turn)
+    return found
+
+
+def _turn_invariants(outcome: Outcome, turn: TurnResult) -> Findings:
+    found = Findings()
+    where, mini_agent = turn.label, outcome.agent_name == MINI_AGENT
+    end = wire_end(turn.requests, interrupted=turn.interrupted)
+    if turn.raised and (mini_agent or end == "end_turn"):
+        found.problems.append(f"{where}: run_turn raised {turn.raised}" + ("" if mini_agent else " after the answer came"))
+    elif turn.raised:
+        found.notes.append(f"{where}: run_turn raised {turn.raised}")
+    if mini_agent and not turn.raised and turn.end is None and not (turn.closed or turn.command):
+        found.problems.append(f"{where}: the turn never sent a TurnEnd event")
+    if turn.unused_replies:
+        made, served = len(turn.requests), sum(r.reply is not None for r in turn.requests)
+        rejected = f", {made - served} of them rejected as invalid" if made > served else ""
+        found.problems.append(
+            f"{where} has {served + turn.unused_replies} replies but the agent made {made} request(s){rejected}"
+        )
+    if turn.label == "the probe turn" and not turn.command and end != "end_turn":
+        found.problems.append(f"the next turn after the scenario does not work: it ended with {turn.raised or end}")
+    found += wire_invariants(where, turn.requests, max_retries=outcome.max_retries, wall_origin=outcome.wall_origin)
+    if mini_agent:
+        found.problems += _over_the_cap(where, outcome, turn)
+    return found
+
+
+def run_invariants(requests: list[Exchange], *, mini_agent: bool) -> Findings:
+    """The checks over a whole run's requests: tools run on broken input, half-streamed
+    text kept (a note when a user message asks the model to go on, except for
+    mini_agent, whose contract forbids keeping it at all), unknown betas."""
+    kept, resumed = kept_partial_text(requests)
+    found = Findings(problems=tools_run_on_broken_input(requests) + kept + (resumed if mini_agent else []))
+    found.notes += [] if mini_agent else resumed
+    unknown = unknown_betas(beta for request in requests for beta in request.betas)
+    if unknown:
+        found.notes.append(f"betas the harness does not know (their rules are not checked): {', '.join(unknown)}")
+    return found
+
+
+def wire_invariants(
+    where: str, requests: list[Exchange], *, max_retries: int | None, wall_origin: float = EPOCH_ORIGIN,
+    tolerance: float = TOLERANCE,
+) -> Findings:
+    """The checks that need only one turn's requests: what may follow a failure, how long
+    a retry waited, how many attempts were made. ``tolerance``: how early a retry may
+    seem to come and still honour ``retry-after`` (on a socket, the moments measured are
+    the server's, a few milliseconds from the client's)."""
+    found = Findings()
+    attempts = 1
+    for before, after in zip(requests, requests[1:]):
+        kind = relation(before.whole, after.whole)
+        if failed(before) and fatal(before):
+            if rejected_as_invalid(before):
+                if resends(before.body, after.body) and before.betas == after.betas:
+                    found.problems.append(f"{where}: request {after.number} resends request {before.number}, which the API rejected as invalid")
+            elif _stops_the_turn(before):
+                found.problems.append(f"{where}: request {after.number} was sent after {_why_final(before)} on request {before.number}")
+            else:
+                found.notes.append(f"{where}: request {after.number} tries again after the non-retryable failure of request {before.number}")
+        if not failed(before) or rejected_as_invalid(before):  # after a 400, changing the request is the fix
+            attempts = 1
+            continue
+        if kind == "retry":
+            attempts += 1
+        elif kind == "rewrite":
+            found.problems.append(
+                f"{where}: request {after.number} retries request {before.number} but changes the conversation "
+                f"(a retry repeats it; a follow-up only adds to it):\n" + body_diff(before.whole, after.whole)
+            )
+        if max_retries is not None and attempts > max_retries + 1:
+            found.problems.append(f"{where}: request {after.number} is attempt {attempts}, over max_retries + 1 = {max_retries + 1}")
+    found += _waits(where, requests, wall_origin, tolerance)
+    return found
+
+
+def body_diff(before: object, after: object, limit: int = 40) -> str:
+    """A unified diff of two request bodies, as indented JSON."""
+    lines = difflib.unified_diff(
+        json.dumps(before, indent=1, sort_keys=True).splitlines(),
+        json.dumps(after, indent=1, sort_keys=True).splitlines(),
+        "original request",
+        "retried request",
+        lineterm="",
+    )
+    return "\n".join("    " + line for line in list(lines)[:limit])
+
+
+def _stops_the_turn(request: Exchange) -> bool:
+    """After Ctrl+C, or when the server said ``x-should-retry: false``, the turn is over."""
+    plan = request.plan
+    return plan is not None and (plan.ending == "interrupt" or plan.headers.get("x-should-retry") == "false")
+
+
+def _why_final(request: Exchange) -> str:
+    assert request.plan is not None
+    return "Ctrl+C" if request.plan.ending == "interrupt" else "x-should-retry: false"
+
+
+def _waits(where: str, requests: list[Exchange], wall_origin: float, tolerance: float) -> Findings:
+    """Retry-after honoured; a wait far beyond it, or long with none asked, reported."""
+    found = Findings()
+    for before, after, waited in retry_waits(requests):
+        plan = before.plan
+        if plan is None or plan.connection:
+            continue
+        received = (before.finished if before.finished is not None else before.time) + wall_origin
+        asked = requested_wait(plan.headers, received_at=received)
+        if asked is None:
+            if waited > LONG_WAIT:
+                found.notes.append(f"{where}: waited {waited:.1f}s before request {after.number}, with no wait asked")
+            continue
+        slack = DATE_TOLERANCE if _is_date(plan.headers) else tolerance
+        if waited + slack < asked:
+            found.problems.append(
+                f"{where}: request {after.number} came {waited:.3f}s after request {before.number}, "
+                f"which asked for retry-after {asked:g}s"
+            )
+        elif waited > max(2 * asked, asked + FAR_BEYOND):
+            found.notes.append(f"{where}: waited {waited:.1f}s before request {after.number}, far beyond the {asked:g}s asked")
+    return found
+
+
+def _is_date(headers: dict[str, str]) -> bool:
+    if "retry-after-ms" in headers or "retry-after" not in headers:
+        return False
+    try:
+        float(headers["retry-after"])
+    except ValueError:
+        return True
+    return False
+
+
+def _over_the_cap(where: str, outcome: Outcome, turn: TurnResult) -> list[str]:
+    """mini_agent's backoff stays under its cap when the server named no wait."""
+    problems = []
+    for before, _, waited in retry_waits(turn.requests):
+        plan = before.plan
+        asked = requested_wait(plan.headers, received_at=outcome.wall_origin) if plan and not plan.connection else None
+        if asked is None and waited > BACKOFF_CAP + TOLERANCE:
+            problems.append(f"{where}: slept {waited:.3f}s after request {before.number}, over the {BACKOFF_CAP:g}s cap")
+    return problems

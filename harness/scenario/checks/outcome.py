@@ -1,0 +1,68 @@
+"""What a scenario run produced: a record per turn and the outcome of the whole run.
+
+The runner fills these in; the invariants, the expectations and the timeline read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.tool_map import ToolMap
+from harness.scenario.format.model import Scenario
+from harness.wire.clock import EPOCH_ORIGIN
+
+
+@dataclass
+class TurnResult:
+    """What one turn did: its events with their virtual times, its requests, how it ended."""
+
+    number: int
+    user: str
+    label: str
+    events: list[tuple[float, int, Any]] = field(default_factory=list)
+    requests: list[Exchange] = field(default_factory=list)
+    unused_replies: int = 0
+    raised: str | None = None
+    interrupted: bool = False
+    closed: bool = False  # the runner closed the turn's generator: no TurnEnd can follow
+    command: bool = False  # a REPL command (/status): answered without a turn
+    first_mark: int = 0
+    last_mark: int = 0
+
+    @property
+    def end(self) -> str | None:
+        """The reason of the turn's TurnEnd event, if it sent one."""
+        ends = [e.reason for _, _, e in self.events if type(e).__name__ == "TurnEnd"]
+        return ends[-1] if ends else None
+
+    def of_type(self, name: str) -> list[Any]:
+        """The events of one type, by class name (adapters may bring their own classes)."""
+        return [e for _, _, e in self.events if type(e).__name__ == name]
+
+
+@dataclass
+class Outcome:
+    """Everything a scenario run produced."""
+
+    scenario: Scenario
+    turns: list[TurnResult]
+    requests: list[Exchange]
+    sleeps: list[tuple[float, int, float]]
+    history: list[dict[str, Any]] | None
+    files: dict[str, str | None]
+    transcript: str
+    max_retries: int | None
+    virtual_seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # reported, not failed: an agent's own choices
+    not_checked: list[str] = field(default_factory=list)  # expectations this agent cannot show
+    agent_name: str | None = None  # "mini_agent" for the reference agent's adapter
+    wall_origin: float = EPOCH_ORIGIN  # the Unix time the run's virtual clock started at
+    tool_map: ToolMap = field(default_factory=ToolMap)
+    skipped: str | None = None  # why the scenario did not run for this agent
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems

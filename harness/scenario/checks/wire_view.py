@@ -1,0 +1,201 @@
+"""What the wire shows of a run, for any agent: the tools it was asked to run and what it
+answered (read from the next requests' ``tool_result`` blocks), tools run on a broken
+input, how long it waited before each retry, how each turn ended, and half-streamed text
+kept in its history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.scenario.fake_api.conversation import relation, same_start, thread_field
+from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.served import (
+    broken_tool_inputs,
+    delivered_texts,
+    failed,
+    served_message,
+)
+from harness.scenario.fake_api.tool_map import ToolMap
+
+END_NAMES = {"model_context_window_exceeded": "context_window"}
+
+
+@dataclass(frozen=True)
+class ToolExchange:
+    """One ``tool_use`` the fake model sent and the agent's answer to it."""
+
+    tool_use_id: str
+    name: str  # the standard name
+    served_in: int  # the request whose reply carried the tool_use
+    answered_in: int | None  # the first later request holding its tool_result
+    result: str | None
+    is_error: bool
+
+
+def tool_exchanges(requests: list[Exchange], tool_map: ToolMap) -> list[ToolExchange]:
+    """Every tool_use served in ``requests``, in order, with its answer if one came."""
+    exchanges = []
+    for request in requests:
+        message = served_message(request) or {}
+        for block in message.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                answer = _answer(requests, request.number, block["id"])
+                exchanges.append(
+                    ToolExchange(
+                        block["id"], tool_map.standard_name(str(block.get("name"))), request.number,
+                        answer[0] if answer else None, answer[1] if answer else None, bool(answer and answer[2]),
+                    )
+                )
+    return exchanges
+
+
+def _answer(requests: list[Exchange], after: int, tool_use_id: str) -> tuple[int, str, bool] | None:
+    for request in requests:
+        if request.number <= after or not isinstance(request.body, dict):
+            continue
+        for message in request.body.get("messages") or []:
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") == tool_use_id:
+                    return request.number, result_text(block.get("content")), bool(block.get("is_error"))
+    return None
+
+
+def tools_run_on_broken_input(requests: list[Exchange]) -> list[str]:
+    """Problems: a tool_result that is not an error, for a tool_use whose input the
+    harness served cut or unparseable — the tool ran on garbage (or on what a lenient
+    parser made of it) and its answer claims success."""
+    problems = []
+    for request in requests:
+        for tool_use_id, how in broken_tool_inputs(request):
+            answer = _answer(requests, request.number, tool_use_id)
+            if answer is not None and not answer[2] and not _served_again(requests, tool_use_id, request.number, answer[0]):
+                problems.append(
+                    f"request {answer[0]} answers tool_use {tool_use_id}, whose input the answer to request "
+                    f"{request.number} delivered {how}, with a tool_result that is not an error: the tool ran on broken input"
+                )
+    return problems
+
+
+def _served_again(requests: list[Exchange], tool_use_id: str, after: int, before: int) -> bool:
+    """Whether a whole answer between two requests carried the same tool_use id (a
+    recorded reply served again after a retry)."""
+    return any(
+        isinstance(block, dict) and block.get("id") == tool_use_id
+        for request in requests
+        if after < request.number < before
+        for block in (served_message(request) or {}).get("content") or []
+    )
+
+
+def result_text(content: Any) -> str:
+    """A tool_result's content as text (a string, or its text blocks joined)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def conversations(requests: list[Exchange]) -> list[list[Exchange]]:
+    """The requests of one session told apart by conversation, each in arrival order. A
+    request joins the conversation whose answer its message thread continues, else the
+    latest one it retries or follows up, else the latest one it rewrites (the same
+    ``system`` and first message); otherwise it starts a new one (a sub-agent, a
+    parallel conversation). A body that is not JSON joins the latest conversation."""
+    groups: list[list[Exchange]] = []
+    answered: dict[str, list[Exchange]] = {}
+    for request in requests:
+        thread = thread_field(request.body) or {}
+        group = answered.get(str(thread.get("previous_message_id")))
+        if group is None and not isinstance(request.body, dict):
+            group = groups[-1] if groups else None
+        group = group or next((g for g in reversed(groups) if relation(g[-1].whole, request.whole) != "rewrite"), None)
+        group = group or next((g for g in reversed(groups) if same_start(g[-1].whole, request.whole)), None)
+        if group is None:
+            groups.append(group := [])
+        group.append(request)
+        message = served_message(request)
+        if message is not None:
+            answered[str(message.get("id"))] = group
+    return groups
+
+
+def retry_waits(requests: list[Exchange]) -> list[tuple[Exchange, Exchange, float]]:
+    """``(failed request, the next request, seconds between them)``: from when the failed
+    answer was over to when the next request arrived."""
+    return [
+        (before, after, max(0.0, after.time - (before.finished if before.finished is not None else before.time)))
+        for before, after in zip(requests, requests[1:])
+        if failed(before)
+    ]
+
+
+def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
+    """How a turn ended as the wire tells it: the stop reason of its last answer
+    (``end_turn``, ``tool_use``, ``refusal``, ``max_tokens``, ``context_window`` …),
+    ``error`` when its last request failed, ``interrupted`` after Ctrl+C, ``none`` when
+    it sent nothing."""
+    if interrupted:
+        return "interrupted"
+    if not requests:
+        return "none"
+    last = requests[-1]
+    if last.plan is not None and last.plan.ending == "interrupt":
+        return "interrupted"
+    message = served_message(last)
+    if message is None:
+        return "error"
+    stop = message.get("stop_reason") or "end_turn"
+    return END_NAMES.get(stop, stop)
+
+
+def kept_partial_text(requests: list[Exchange]) -> tuple[list[str], list[str]]:
+    """``(problems, notes)``: a later request whose assistant message holds the text a
+    broken stream had delivered, where no complete answer said the same. It is a problem
+    when that half answer ends the request: models from Claude 4.6 on refuse it ("This
+    model does not support assistant message prefill. The conversation must end with a
+    user message."), older ones take it as their own prefill. Followed by a user message
+    it is the agent's choice, a note: Claude Code keeps the part it got and asks the model
+    to resume ("Your response above was cut off mid-stream. Resume directly …")."""
+    complete = {
+        str(b.get("text", "")).strip()
+        for r in requests
+        for b in (served_message(r) or {}).get("content") or []
+        if isinstance(b, dict) and b.get("type") == "text"
+    }
+    problems, notes = [], []
+    for broken in requests:
+        partial = [t for t in delivered_texts(broken) if t.strip() not in complete]
+        for later in requests:
+            if later.number <= broken.number or not partial:
+                continue
+            texts = _assistant_texts(later.body)
+            kept = [t for t in partial if t.strip() in texts]
+            if kept:
+                resumed = all(texts[t.strip()] for t in kept)
+                line = f"request {later.number} keeps the half-streamed text of request {broken.number}'s broken answer in its history"
+                if resumed:
+                    notes.append(f"{line}, then asks the model to go on in a user message: {kept[0][:80]!r}")
+                else:
+                    problems.append(f"{line}: {kept[0][:80]!r}")
+                break
+    return problems, notes
+
+
+def _assistant_texts(body: Any) -> dict[str, bool]:
+    """The text of each assistant message's text blocks, and whether a user message follows it."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    messages = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+    texts: dict[str, bool] = {}
+    for index, message in enumerate(messages):
+        if message.get("role") != "assistant":
+            continue
+        followed = any(m.get("role") == "user" for m in messages[index + 1 :])
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
+        for block in blocks:
+            if isinstance(block, dict) and block.get("type") == "text":
+                texts[str(block.get("text", "")).strip()] = followed
+    return texts

@@ -1,0 +1,156 @@
+"""What the fake API served for one request, read back as a client would have seen it:
+whether a complete message arrived, whether the failure may be retried, the message
+itself, and what a broken stream had delivered before it broke (its text, and tool
+inputs that reached the client cut or unparseable)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jiter
+
+from harness.oracle.retry import error_type_is_transient, status_is_retryable
+from harness.scenario.fake_api.exchange import Exchange
+from harness.wire.sse import encode_event
+from harness.wire.sse_parse import final_message
+
+
+def failed(request: Exchange) -> bool:
+    """The request got no complete message (an error, a broken connection or stream)."""
+    reply, plan = request.reply, request.plan
+    if request.violations or reply is None or plan is None:
+        return True
+    if plan.connection or plan.status != 200 or plan.ending != "complete":
+        return True
+    if reply.error_event is not None or reply.end_early is not None or reply.bad_data is not None:
+        return True
+    return tool_json_breaks(plan.events)
+
+
+def fatal(request: Exchange) -> bool:
+    """The failure must not be retried: a status the API's retry rule excludes (or
+    ``x-should-retry: false``), a non-transient ``event: error``, a request the oracle
+    rejected, a request the fake API refused by itself, a reply the harness could not
+    give, or Ctrl+C."""
+    reply, plan = request.reply, request.plan
+    if request.violations or request.refused or reply is None or plan is None:
+        return True
+    if plan.ending == "interrupt":
+        return True
+    if reply.error is not None and plan.connection is None:
+        return not status_is_retryable(plan.status, plan.headers)
+    if reply.error_event is not None:
+        return not error_type_is_transient(reply.error_event.type)
+    return False
+
+
+def rejected_as_invalid(request: Exchange) -> bool:
+    """The API said the request itself is wrong (400 ``invalid_request_error``, in the
+    body or in the stream), or refused it by itself (a body that is not JSON, a thread
+    error): sending it again unchanged can only fail again."""
+    reply, plan = request.reply, request.plan
+    if request.violations or request.refused:
+        return True
+    if reply is None or plan is None or plan.connection is not None:
+        return False
+    if reply.error_event is not None:
+        return reply.error_event.type == "invalid_request_error"
+    return reply.error is not None and plan.status == 400
+
+
+def tool_json_breaks(events: list[dict]) -> bool:
+    """Tool-input JSON the SDK gives up on (it raises from the stream): it re-parses a
+    block's input after every delta in jiter's partial mode, so one prefix that does not
+    parse (``" "``, ``nope``) is enough."""
+    buffers: dict[object, str] = {}
+    for event in events:
+        delta = event.get("delta") if isinstance(event, dict) else None
+        if event.get("type") != "content_block_delta" or not isinstance(delta, dict) or delta.get("type") != "input_json_delta":
+            continue
+        index = event.get("index")
+        buffers[index] = buffers.get(index, "") + str(delta.get("partial_json", ""))
+        try:
+            if buffers[index]:
+                jiter.from_json(buffers[index].encode(), partial_mode=True)
+        except ValueError:
+            return True
+    return False
+
+
+def served_message(request: Exchange) -> dict[str, Any] | None:
+    """The complete message the request got, or None when it got none."""
+    if failed(request) or request.plan is None:
+        return None
+    try:
+        return final_message(request.plan.events)
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def delivered_texts(request: Exchange) -> list[str]:
+    """The text a failed stream had delivered before it broke, one string per text block
+    (empty when nothing was): what an agent must not keep in its history."""
+    plan = request.plan
+    if plan is None or plan.connection is not None or not request.streaming or not failed(request):
+        return []
+    texts: dict[int, str] = {}
+    for event in _delivered_events(request):
+        delta = event.get("delta") if isinstance(event, dict) else None
+        if event.get("type") == "content_block_delta" and isinstance(delta, dict) and delta.get("type") == "text_delta":
+            texts[event.get("index", 0)] = texts.get(event.get("index", 0), "") + str(delta.get("text", ""))
+    return [text for text in texts.values() if text.strip()]
+
+
+def broken_tool_inputs(request: Exchange) -> list[tuple[str, str]]:
+    """``(tool_use id, how)`` for each tool_use block whose input reached the client
+    broken: cut before the block's ``content_block_stop``, or JSON that does not parse.
+    A tool run on such an input runs on garbage."""
+    plan = request.plan
+    if plan is None or plan.connection is not None or not request.streaming or plan.status != 200:
+        return []
+    events = _delivered_events(request) if failed(request) else plan.events
+    blocks: dict[object, dict[str, Any]] = {}
+    for event in events:
+        kind, index = event.get("type"), event.get("index")
+        if kind == "content_block_start" and (event.get("content_block") or {}).get("type") == "tool_use":
+            blocks[index] = {"id": event["content_block"].get("id"), "json": "", "stopped": False}
+        elif index in blocks and kind == "content_block_delta":
+            blocks[index]["json"] += str((event.get("delta") or {}).get("partial_json", ""))
+        elif index in blocks and kind == "content_block_stop":
+            blocks[index]["stopped"] = True
+    return [
+        (str(b["id"]), "cut before its end" if not b["stopped"] else "as JSON that does not parse")
+        for b in blocks.values()
+        if not b["stopped"] or not _parses(b["json"])
+    ]
+
+
+def _parses(text: str) -> bool:
+    if not text:
+        return True  # no input deltas: the input of content_block_start stands
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _delivered_events(request: Exchange) -> list[dict]:
+    """The planned events whose whole frame reached the client of a streamed answer."""
+    plan = request.plan
+    if plan is None:
+        return []
+    delivered = [e for e, end in zip(plan.events, _event_ends(plan)) if end <= len(plan.body)]
+    if request.reply is not None and request.reply.bad_data is not None:  # the SDK raises at the bad frame
+        delivered = delivered[: request.reply.bad_data]
+    return delivered
+
+
+def _event_ends(plan: Any) -> list[int]:
+    """Where each planned event's frame ends in the full, unbroken body."""
+    ends, offset = [], 0
+    for event in plan.events:
+        offset += len(encode_event(event))
+        ends.append(offset)
+    return ends

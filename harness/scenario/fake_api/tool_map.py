@@ -1,0 +1,119 @@
+"""The agent's own names for the standard tools, applied on the way out and undone on
+the way back.
+
+An agent under test may say how its tools differ from the standard set (``Read``,
+``Write``, ``Bash``; see ``harness.scenario.format.tools``) with a ``tool_map`` attribute::
+
+    tool_map = {"Read": {"name": "read_file", "input": {"file_path": "path"}}}
+
+The fake model's ``tool_use`` blocks are then served with the agent's tool name and
+argument names; what comes back (``tool_use`` blocks in the history, the ``tool_result``
+blocks that answer them) is read under the standard names. An argument the standard tool
+does not have keeps its name, unless the agent uses that name for a standard argument:
+then it is served with a ``_`` appended, so that a misnamed argument stays misnamed.
+Recorded and raw streams get the same treatment when a block's input JSON parses;
+``json:`` fragments keep their text (they are usually broken on purpose). A renamed call
+streams in as many pieces as the standard one, so event numbers (``cut: {after_event}``,
+``interrupt: k``) mean the same for every agent; byte offsets count the bytes served.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from harness.wire.replies import Reply
+from harness.wire.sse import json_pieces
+
+
+class ToolMapError(ValueError):
+    """A ``tool_map`` that is not shaped as the docstring above says."""
+
+
+class ToolMap:
+    """Standard tool and argument names ↔ the agent's."""
+
+    def __init__(self, mapping: Mapping[str, Any] | None = None) -> None:
+        self._names: dict[str, str] = {}
+        self._arguments: dict[str, dict[str, str]] = {}
+        for standard, spec in (mapping or {}).items():
+            if not isinstance(spec, Mapping) or not isinstance(spec.get("name", standard), str):
+                raise ToolMapError(f"tool_map[{standard!r}] must be a mapping with a `name` and an `input` mapping")
+            arguments = spec.get("input") or {}
+            if not isinstance(arguments, Mapping) or not all(isinstance(v, str) for v in arguments.values()):
+                raise ToolMapError(f"tool_map[{standard!r}].input must map standard argument names to the agent's")
+            self._names[standard] = spec.get("name", standard)
+            self._arguments[standard] = dict(arguments)
+        self._standard = {agent: standard for standard, agent in self._names.items()}
+
+    def __bool__(self) -> bool:
+        return bool(self._names)
+
+    def standard_name(self, name: str) -> str:
+        """The standard name of one of the agent's tools (unknown names as they are)."""
+        return self._standard.get(name, name)
+
+    def reply_for_agent(self, reply: Reply) -> Reply:
+        """``reply`` with its tool calls in the agent's names."""
+        if not self._names:
+            return reply
+        if reply.message and reply.message.get("tool_use") is not None:
+            calls = reply.message["tool_use"]
+            renamed = [self._call(c) for c in calls] if isinstance(calls, list) else self._call(calls)
+            reply = replace(reply, message={**reply.message, "tool_use": renamed})
+        if reply.events is not None:
+            reply = replace(reply, events=self._events(reply.events))
+        return reply
+
+    def _call(self, call: Any) -> Any:
+        if not isinstance(call, Mapping) or call.get("name") not in self._names:
+            return call
+        standard = call["name"]
+        renamed = {**call, "name": self._names[standard]}
+        if isinstance(call.get("input"), Mapping):  # in as many pieces as the standard call: its events keep their numbers
+            text = json.dumps(self._input(standard, call["input"]), ensure_ascii=False)
+            del renamed["input"]
+            renamed["json"] = [""] + _split(text, len(json_pieces(call["input"])) - 1) if text != "{}" else [""]
+        return renamed
+
+    def _input(self, standard: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        names = self._arguments.get(standard, {})
+        taken = set(names.values())
+        return {names.get(k, f"{k}_" if k in taken else k): v for k, v in arguments.items()}
+
+    def _events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = [dict(e) for e in events]
+        tools: dict[Any, str] = {}
+        for event in out:
+            block = event.get("content_block")
+            if event.get("type") == "content_block_start" and isinstance(block, dict) and block.get("name") in self._names:
+                tools[event.get("index")] = block["name"]
+                event["content_block"] = {**block, "name": self._names[block["name"]]}
+        for index, standard in tools.items():
+            self._rename_streamed_input(out, index, standard)
+        return out
+
+    def _rename_streamed_input(self, events: list[dict[str, Any]], index: Any, standard: str) -> None:
+        """Rename the arguments of one streamed tool input, keeping its number of pieces."""
+        deltas = [
+            e for e in events
+            if e.get("type") == "content_block_delta" and e.get("index") == index
+            and isinstance(e.get("delta"), dict) and e["delta"].get("type") == "input_json_delta"
+        ]
+        try:
+            value = json.loads("".join(str(e["delta"].get("partial_json", "")) for e in deltas))
+        except ValueError:
+            return
+        if not isinstance(value, dict) or not deltas:
+            return
+        text = json.dumps(self._input(standard, value), ensure_ascii=False)
+        for event, piece in zip(deltas, _split(text, len(deltas))):
+            event["delta"] = {**event["delta"], "partial_json": piece}
+
+
+def _split(text: str, count: int) -> list[str]:
+    """``text`` in ``count`` pieces (the last ones empty when it is short)."""
+    size = -(-len(text) // max(count, 1))
+    return [text[n * size : (n + 1) * size] for n in range(max(count, 1))]

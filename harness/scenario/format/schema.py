@@ -1,0 +1,187 @@
+"""The scenario format as one description (``format_spec``): it checks a file with errors
+at ``line:col`` naming the valid choices, and it is exported as the JSON Schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.scenario.format.pattern import Pattern
+from harness.scenario.format.spec import Choice, Either, ListOf, MapOf, Obj, Scalar
+from harness.wire.api_errors import API_ERRORS, STREAM_ERROR_TYPES
+from harness.wire.replies import CONNECTION_FAULTS
+
+STRING, INTEGER, NUMBER, BOOLEAN, ANY = (Scalar(k) for k in ("string", "integer", "number", "boolean", "any"))
+EVENT_NUMBER = Scalar("integer", "an event number, counted from 1 (message_start is event 1)", minimum=1)
+AFTER_EVENT = Scalar("integer", "after this many events, counted from 1 (0: before message_start)", minimum=0)
+COUNT = Scalar("integer", minimum=0)
+POSITIVE = Scalar("integer", minimum=1)
+SECONDS = Scalar("number", "seconds", minimum=0)
+MAX_PINGS = 10_000
+MAX_RETRIES = 1_000
+MAX_TURNS = 500  # the conversation grows each turn: checking it is quadratic in its length
+MAX_REPLIES = 1_000
+STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded")
+END_REASONS = (*STOP_REASONS, "error", "interrupted", "internal_error", "context_window", "max_steps", "empty", "none")
+MESSAGE_FIELDS = ("text", "tool_use", "thinking", "content", "stop_reason", "stop_sequence", "usage")
+KIND_FIELDS = ("error", "connection", "events", "recorded")
+
+
+def _one_kind(reply: dict[str, Any]) -> str | None:
+    message_keys = [k for k in MESSAGE_FIELDS if k in reply]
+    kinds = [k for k in KIND_FIELDS if k in reply] + ([f"a message ({', '.join(message_keys)})"] if message_keys else [])
+    if len(kinds) > 1:
+        return f"a reply is one thing, but this one is {' and '.join(kinds)}"
+    if not kinds:
+        return f"a reply needs one of: {', '.join(KIND_FIELDS)}, or message keys ({', '.join(MESSAGE_FIELDS)})"
+    return None
+
+
+TOOL_USE = Obj(
+    {"name": STRING, "input": ANY, "json": Either((STRING, ListOf(STRING))), "id": STRING},
+    required=("name",),
+    description="A tool call; `json` sends raw input JSON fragments verbatim instead of `input`.",
+    what="tool_use",
+)
+THINKING = Either((STRING, Obj({"thinking": STRING, "signature": STRING}, required=("thinking",), what="thinking block")))
+CUT = Either(
+    (
+        AFTER_EVENT,
+        Obj(
+            {
+                "after_event": AFTER_EVENT,
+                "in_event": EVENT_NUMBER,
+                "after_bytes": COUNT,
+                "in_char": EVENT_NUMBER,
+                "how": Choice(("fin", "rst"), "fin: the server closes; rst: the connection is reset"),
+            },
+            rules=(lambda c: None if sum(k in c for k in ("after_event", "in_event", "after_bytes", "in_char")) == 1
+                   else "a cut needs exactly one of: after_event, in_event, after_bytes, in_char",),
+            what="cut",
+        ),
+    ),
+    "The connection drops mid-body.",
+)
+ERROR_EVENT = Either(
+    (
+        AFTER_EVENT,
+        Obj({"after_event": AFTER_EVENT, "type": Choice(STREAM_ERROR_TYPES), "message": STRING}, required=("after_event",), what="error_event"),
+    ),
+    "An `event: error` inside the 200 stream.",
+)
+STALL = Either((AFTER_EVENT, Obj({"after_event": AFTER_EVENT, "seconds": SECONDS}, required=("after_event",), what="stall")))
+REPLY_FIELDS = {
+    "text": STRING,
+    "tool_use": Either((TOOL_USE, ListOf(TOOL_USE))),
+    "thinking": Either((THINKING, ListOf(THINKING))),
+    "content": ListOf(MapOf(ANY), description="raw content blocks"),
+    "stop_reason": Scalar("string", f"usually one of: {', '.join(STOP_REASONS)}"),
+    "stop_sequence": STRING,
+    "usage": MapOf(COUNT),
+    "events": ListOf(MapOf(ANY), description="raw stream events: the escape hatch"),
+    "recorded": Scalar("integer", "interaction N (from 1) of the scenario's cassette, as recorded; faults overlay it", minimum=1),
+    "error": Either(
+        (Choice(tuple(API_ERRORS)), Scalar("integer", "an HTTP status", minimum=100, maximum=599)),
+        "an API error by name, or any HTTP status",
+    ),
+    "message": Scalar("string", "the error's message, instead of the API's usual one"),
+    "body": Scalar("string", "a raw error body (an HTML 502 page)"),
+    "connection": Choice(CONNECTION_FAULTS, "the connection fails before any response"),
+    "headers": MapOf(STRING),
+    "cut": CUT,
+    "error_event": ERROR_EVENT,
+    "end_early": Scalar("integer", "the stream ends cleanly after event k, before message_stop", minimum=0),
+    "bad_data": Scalar("integer", "after event k, a `data:` line that is not JSON", minimum=0),
+    "stall": STALL,
+    "drip": Obj({"chunk": Scalar("integer", "bytes a chunk", minimum=1), "delay": SECONDS}, what="drip"),
+    "pings": Scalar("integer", "ping events spread through the stream", minimum=0, maximum=MAX_PINGS),
+    "insert": ListOf(Obj({"after_event": AFTER_EVENT, "event": MapOf(ANY)}, required=("after_event", "event"), what="insert")),
+    "duplicate": EVENT_NUMBER,
+    "swap": EVENT_NUMBER,
+    "interrupt": Scalar("integer", "Ctrl+C while streaming, after event k (0: right after the headers)", minimum=0),
+}
+UNSTREAMED = Obj(
+    {k: v for k, v in REPLY_FIELDS.items() if k != "recorded"},
+    rules=(_one_kind,),
+    what="unstreamed reply",
+    description="what a request without `stream` gets instead (for faults a JSON body cannot carry)",
+)
+REPLY = Obj({**REPLY_FIELDS, "unstreamed": UNSTREAMED}, rules=(_one_kind,), what="reply")
+NOTICE_PATTERN = Pattern()
+_TURN_CHECKS = {
+    "requests": Scalar("integer", "requests the agent made in this turn", minimum=0),
+    "sleeps": ListOf(Either((SECONDS, ListOf(SECONDS, min_items=2))), description="waits asked of the clock: exact seconds, or [min, max]"),
+    "notices": ListOf(NOTICE_PATTERN, description="agent notices, each after the one before (needs agent events)"),
+    "no_notices": BOOLEAN,
+    "end": Choice(END_REASONS),
+    "tools": ListOf(STRING, description="the tool calls the agent answered, by standard name, in order"),
+    "tool_results": ListOf(Obj({"error": BOOLEAN, "contains": Pattern()}, what="tool result expectation")),
+    "text": Pattern("the model text shown in this turn contains this (or matches /regex/)"),
+}
+TURN_EXPECT = Obj(
+    {**_TURN_CHECKS, "mini_agent": Obj(_TURN_CHECKS, what="mini_agent expectations", description="checked for mini_agent only")},
+    what="expect",
+)
+INTERRUPT = Obj(
+    {
+        "at_event": Scalar("integer", "the turn's k-th event, counted from 1", minimum=1),
+        "tool": Scalar("string", "when the named tool is called"),
+        "close": Scalar("boolean", "close the turn's generator instead of pressing Ctrl+C"),
+    },
+    rules=(lambda i: None if ("at_event" in i) != ("tool" in i) else "an interrupt needs exactly one of: at_event, tool",),
+    what="interrupt",
+)
+TURN = Obj(
+    {"user": STRING, "replies": ListOf(REPLY, max_items=MAX_REPLIES), "interrupt": INTERRUPT, "expect": TURN_EXPECT},
+    required=("user",),
+    what="turn",
+)
+FILE_EXPECT = Either((STRING, Obj({"contains": Pattern(), "absent": BOOLEAN}, what="file expectation")))
+SETTINGS = Obj(
+    {
+        "model": STRING,
+        "max_tokens": POSITIVE,
+        "max_retries": Scalar("integer", "retries of one request", minimum=0, maximum=MAX_RETRIES),
+        "retry_budget": SECONDS,
+        "max_tool_output": POSITIVE,
+        "max_steps": POSITIVE,
+        "fallbacks": BOOLEAN,
+        "system": STRING,
+        "fallback_model": Scalar("string", "the model to switch to after `fallback_after` 529s in a row"),
+        "fallback_after": POSITIVE,
+        "api_timeout": Scalar("number", "seconds a request may take", minimum=0.001),
+        "stop_failure_hook": Scalar("string", "a shell command run (JSON on stdin) when a turn ends on an API error"),
+        "hook_timeout": Scalar("number", "seconds the hook may take", minimum=0.001),
+    },
+    what="settings",
+)
+SCENARIO = Obj(
+    {
+        "name": STRING,
+        "about": Scalar("string", "why this scenario exists"),
+        "settings": SETTINGS,
+        "workspace": MapOf(STRING, description="files created in a fresh temporary directory, the tools' cwd"),
+        "turns": ListOf(TURN, min_items=1, max_items=MAX_TURNS),
+        "expect": Obj(
+            {
+                "files": MapOf(FILE_EXPECT),
+                "transcript": Scalar("string", "a golden transcript file, relative to the scenario"),
+                "requests": Scalar("integer", minimum=0),
+            },
+            what="expect",
+        ),
+        "probe": Scalar("boolean", "after the last turn, check that one more turn still works (default true)"),
+        "cassette": Scalar("string", "a vcrpy cassette, relative to the scenario, that `recorded: N` replies come from"),
+        "agent": Scalar("string", "run only for this agent (its adapter's harness_agent_name): `mini_agent` for its own features"),
+        "threads": Choice(
+            ("supported", "unsupported"),
+            "message threads: `unsupported` answers every threaded request with thread_unsupported_request",
+        ),
+    },
+    required=("name", "about", "turns"),
+    what="scenario",
+)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of the scenario format, for editors."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Fault scenario", **SCENARIO.json_schema()}

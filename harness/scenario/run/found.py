@@ -1,0 +1,148 @@
+"""Counterexamples as scenario files: when a property fails, the (shrunk) scenario that
+broke it is written where ``harness run`` can replay it.
+
+    outcome = run_and_record(scenario)          # inside a @given test
+
+runs the scenario and, if it has problems, writes it to ``found_dir()`` before failing
+with its timeline. Under hypothesis only the final, shrunk example is written; its file
+name is the test's name and a hash of the scenario, so a re-run rewrites the same file.
+
+The folder: pytest's ``--harness-found-dir``, else ``$HARNESS_FOUND_DIR``, else
+``scenarios/found``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from harness.agents.base import AgentFactory
+from harness.scenario.checks.outcome import Outcome
+from harness.scenario.format.dump import dump_scenario, write_scenario
+from harness.scenario.format.model import Scenario
+from harness.scenario.run.runner import run_scenario
+from harness.scenario.run.timeline import format_timeline
+
+FOUND_DIR_VARIABLE = "HARNESS_FOUND_DIR"
+TIMELINE_LINES = 16
+DEFAULT_FOUND_DIR = Path("scenarios/found")
+Check = Callable[[Outcome], list[str]]
+
+
+class Counterexample(AssertionError):
+    """A scenario that broke a property; ``path`` is where it was saved (None if it was not)."""
+
+    def __init__(self, message: str, path: Path | None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def found_dir() -> Path:
+    """Where counterexamples go."""
+    return Path(os.environ.get(FOUND_DIR_VARIABLE) or DEFAULT_FOUND_DIR)
+
+
+def run_and_record(
+    scenario: Scenario,
+    *,
+    agent: str | Callable[..., Any] | None = None,
+    factory_for: Callable[[Scenario], AgentFactory] | None = None,
+    checks: Iterable[Check] = (),
+    folder: Path | None = None,
+    settle: bool = True,
+) -> Outcome:
+    """Run ``scenario``; on any problem (or a crash of the run itself) save it as YAML
+    and raise ``Counterexample`` with the timeline. ``agent`` is the agent under test
+    (``MODULE:FACTORY`` or a factory; default mini_agent), or ``factory_for(scenario)``
+    builds one per scenario. ``checks`` add problems of
+    their own (they are named in the file's ``about``; ``harness run`` checks only the
+    built-in invariants and ``expect``). ``settle``: a turn cut short by an
+    ``interrupt: {at_event: k}`` keeps only the replies it used (where Ctrl+C lands
+    cannot be foretold)."""
+    def run(scenario: Scenario) -> Outcome:
+        return run_scenario(scenario, agent=factory_for(scenario) if factory_for else agent)
+
+    try:
+        outcome = run(scenario)
+        if settle and (settled := settled_scenario(outcome)) is not None:
+            scenario = settled
+            outcome = run(scenario)
+        problems = outcome.problems + [p for check in checks for p in check(outcome)]
+    except Exception as error:
+        path = save_counterexample(scenario, [f"the run raised {type(error).__name__}: {error}"], folder=folder)
+        raise Counterexample(f"running the scenario raised; {_where(path)}", path) from error
+    if problems:
+        path = save_counterexample(scenario, problems, folder=folder)
+        raise Counterexample(counterexample_text(scenario, outcome, problems, path), path)
+    return outcome
+
+
+def counterexample_text(scenario: Scenario, outcome: Outcome, problems: list[str], path: Path | None) -> str:
+    """A failure in about forty lines: the problems, the scenario as YAML (ready for
+    ``scenarios/regressions/``) and the timeline, cut down around what went wrong."""
+    yaml_text = dump_scenario(replace(scenario, name="regression", about=problems[0][:200]))
+    timeline = [line for line in format_timeline(outcome).splitlines()[2:] if "✗" not in line and "⚠" not in line]
+    if len(timeline) > TIMELINE_LINES:
+        timeline = timeline[: TIMELINE_LINES // 2] + ["  …"] + timeline[-TIMELINE_LINES // 2 :]
+    return "\n".join([
+        f"the property failed: {len(problems)} problem(s)",
+        *(f"  ✗ {p.splitlines()[0]}" for p in problems[:6]),
+        "", "the scenario:", *("  " + line for line in yaml_text.splitlines()),
+        "", "the run:", *timeline,
+        *([_where(path)] if path else []),
+    ])
+
+
+def settled_scenario(outcome: Outcome) -> Scenario | None:
+    """The scenario without the replies that turns interrupted at an event never used;
+    None when there are none."""
+    turns = list(outcome.scenario.turns)
+    changed = False
+    for index, (turn, record) in enumerate(zip(turns, outcome.turns)):
+        interrupt = turn.interrupt
+        if interrupt and interrupt.at_event is not None and record.interrupted and record.unused_replies:
+            turns[index] = replace(turn, replies=turn.replies[: len(record.requests)])
+            changed = True
+    return replace(outcome.scenario, turns=tuple(turns)) if changed else None
+
+
+def save_counterexample(scenario: Scenario, problems: list[str], *, folder: Path | None = None) -> Path | None:
+    """Write ``scenario`` (named after the running test, its first problem in ``about``)
+    into ``folder``; under hypothesis only for the final, shrunk example."""
+    if not _final_example():
+        return None
+    test = _current_test()
+    first = problems[0] if problems else "a problem"
+    named = replace(
+        scenario,
+        name=f"found-{test}",
+        about=f"Found by {os.environ.get('PYTEST_CURRENT_TEST', test).removesuffix(' (call)')}: {first}",
+    )
+    digest = hashlib.sha1(dump_scenario(replace(named, about="")).encode()).hexdigest()[:8]
+    return write_scenario(named, (folder or found_dir()) / f"{test}-{digest}.yaml")
+
+
+def _final_example() -> bool:
+    """False while hypothesis is still searching or shrinking; True otherwise."""
+    try:
+        from hypothesis.control import _current_build_context
+
+        context = _current_build_context.value
+    except (ImportError, AttributeError):
+        return True
+    return context is None or bool(getattr(context, "is_final", True))
+
+
+def _current_test() -> str:
+    """The running test's name without its file (``TestAgentSession.runTest``), as a file name."""
+    node = os.environ.get("PYTEST_CURRENT_TEST", "scenario").removesuffix(" (call)").split("::")
+    name = ".".join(node[1:] or node)
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "scenario"
+
+
+def _where(path: Path | None) -> str:
+    return f"saved as {path}; replay it with: harness run {path}" if path else ""

@@ -1,0 +1,105 @@
+"""Which kind of fault hit where in a run (before the headers, in the status line, mid
+text, mid tool input, after a tool block, on a non-streaming request …), read from what
+was served; ``harness.report.coverage`` builds the matrix from these hits."""
+
+from __future__ import annotations
+
+from harness.oracle.retry import status_is_retryable
+from harness.scenario.checks.outcome import Outcome
+from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.format.model import DEFAULT_MODEL
+from harness.scenario.format.positions import Frame, serve
+from harness.wire.replies import Reply
+
+_OPEN_BLOCK = {"thinking": "mid thinking", "redacted_thinking": "mid thinking", "text": "mid text"}
+_AGENT_EVENT_PLACE = {"TextDelta": "mid text", "ThinkingDelta": "mid thinking", "ToolCall": "while a tool runs",
+                      "ToolResult": "while a tool runs", "MessageDone": "after the message", "TurnEnd": "after the message"}
+
+
+def fault_hits(outcome: Outcome) -> list[tuple[str, str]]:
+    """``(kind, place)`` of every fault that was served or pressed in the run."""
+    hits = [hit for request in outcome.requests if request.reply is not None for hit in request_hits(request)]
+    for turn, spec in zip(outcome.turns, outcome.scenario.turns):
+        interrupt = spec.interrupt
+        if interrupt is None or not turn.interrupted:
+            continue
+        if interrupt.tool is not None:
+            place = "while a tool runs"
+        else:
+            events = turn.events[interrupt.at_event - 1 : interrupt.at_event] if interrupt.at_event else []
+            place = _AGENT_EVENT_PLACE.get(type(events[0][2]).__name__, "between requests") if events else "between requests"
+        kind = "turn generator closed" if interrupt.close else (
+            "Ctrl+C when a tool is called" if interrupt.tool is not None else "Ctrl+C at a turn event")
+        hits.append((kind, place))
+    return hits
+
+
+def request_hits(request: Exchange) -> list[tuple[str, str]]:
+    """The faults of the reply one request got, and where each hit."""
+    reply = request.reply
+    assert reply is not None
+    if reply.kind == "connection":
+        return [(f"connection {str(reply.connection).replace('_', ' ')}", "before headers")]
+    if reply.kind == "error":
+        status = request.plan.status if request.plan is not None else 500
+        retryable = status_is_retryable(status, request.plan.headers if request.plan is not None else reply.headers)
+        return [("HTTP error, retryable" if retryable else "HTTP error, final", "HTTP status")]
+    faults = _stream_faults(reply)
+    if not faults:
+        return []
+    if not request.streaming:
+        return [(kind, "non-streaming") for kind, _ in faults]
+    model = request.body.get("model") if isinstance(request.body, dict) else None
+    frames = serve(reply, model=str(model or DEFAULT_MODEL), number=request.number).frames
+    sent = len(request.plan.body) if request.plan is not None else 0
+    whole = sum(1 for frame in frames if frame.end <= sent)
+    return [(kind, "whole stream" if at == "whole" else place_after(frames, whole if at == "sent" else at))
+            for kind, at in faults]
+
+
+def _stream_faults(reply: Reply) -> list[tuple[str, int | str]]:
+    """The reply's stream faults: a kind and the events before it (``sent``: as many as
+    were sent; ``whole``: all over the stream)."""
+    found: list[tuple[str, int | str]] = []
+    if reply.cut is not None:
+        found.append(("cut inside a UTF-8 character" if reply.cut.in_char is not None else f"cut by {reply.cut.how.upper()}", "sent"))
+    if reply.stall is not None:
+        found.append(("stall", "sent"))
+    if reply.interrupt is not None:
+        found.append(("Ctrl+C while streaming", "sent"))
+    for kind, at in (("event: error", reply.error_event and reply.error_event.after_event),
+                     ("clean end before message_stop", reply.end_early), ("data that is not JSON", reply.bad_data),
+                     ("duplicated event", None if reply.duplicate is None else reply.duplicate - 1),
+                     ("swapped events", None if reply.swap is None else reply.swap - 1)):
+        if at is not None:
+            found.append((kind, at))
+    found += [("inserted event", insert.after_event) for insert in reply.insert]
+    if reply.pings:
+        found.append(("pings", "whole"))
+    if reply.drip is not None:
+        found.append(("slow drip", "whole"))
+    tools = (reply.message or {}).get("tool_use")
+    if any(isinstance(t, dict) and "json" in t for t in (tools if isinstance(tools, list) else [tools])):
+        found.append(("raw tool-input JSON", "whole"))
+    return [(kind, "mid tool input" if kind == "raw tool-input JSON" else at) for kind, at in found]
+
+
+def place_after(frames: tuple[Frame, ...], count: int | str) -> str:
+    """Where in the message a stream stands after its first ``count`` events."""
+    if isinstance(count, str):
+        return count
+    open_block: str | None = None
+    last: str | None = None
+    for frame in frames[:count]:
+        event, kind = frame.event or {}, (frame.event or {}).get("type")
+        if kind == "content_block_start":
+            open_block = str((event.get("content_block") or {}).get("type"))
+        elif kind == "content_block_stop":
+            last, open_block = open_block, None
+        elif kind in ("message_delta", "message_stop"):
+            return "after the message"
+    if open_block is not None:
+        return _OPEN_BLOCK.get(open_block, "mid tool input" if "tool" in open_block else "mid text")
+    if last is None:
+        return "before any block"
+    return "after a tool block" if "tool_use" in last else "after a text block"

@@ -1,0 +1,211 @@
+"""Run a scenario against an agent: a fresh workspace, the virtual clock, one queue of
+replies per turn; the outcome holds everything that happened and every problem found."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import httpx2
+
+from harness.agents.context import AgentContext
+from harness.agents.driver import TurnDriver, build_agent
+from harness.agents.loading import DEFAULT_AGENT, load_factory
+from harness.scenario.checks.expectations import check_expectations
+from harness.scenario.checks.invariants import MINI_AGENT, check_invariants
+from harness.scenario.checks.outcome import Outcome, TurnResult
+from harness.scenario.fake_api.clients import TEST_API_KEY, scenario_clients
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.tool_map import ToolMap
+from harness.scenario.fake_api.transport import (
+    AsyncScenarioTransport,
+    ScenarioTransport,
+)
+from harness.scenario.format.model import DEFAULT_MODEL, Scenario, ScenarioError, Turn
+from harness.scenario.format.sandbox import PathEscape, write_workspace
+from harness.scenario.run.terminal import ctrl_c_heard
+from harness.serve.server import FaultServer
+from harness.wire.clock import VirtualClock
+from harness.wire.files import read_regular
+from harness.wire.replies import Reply
+
+PROBE_LINE = "Are you still there?"
+PROBE_REPLY = Reply(message={"text": "Still here."})
+MAX_FILE_SNAPSHOT = 1_000_000
+MINI_AGENT_MAX_RETRIES = 5  # mini_agent's own default, checked when a scenario names none
+
+
+def run_scenario(
+    scenario: Scenario,
+    *,
+    agent: str | Callable[..., Any] | None = None,
+    factory: Callable[..., Any] | None = None,
+    write: Callable[[str], object] | None = None,
+) -> Outcome:
+    """Run every turn (and the probe turn), then check invariants and expectations.
+
+    ``agent`` names the agent under test: ``MODULE:FACTORY`` or the factory itself
+    (``factory`` is the same, by its older name); by default mini_agent. The factory gets
+    an ``AgentContext`` (see ``harness.agents.context``)."""
+    chosen = agent if agent is not None else factory
+    build = load_factory(chosen) if isinstance(chosen, str) else chosen or load_factory(DEFAULT_AGENT)
+    clock = VirtualClock(wall_origin=float(int(time.time())))
+    responder = Responder(clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL), threads=scenario.threads)
+    transport = ScenarioTransport(responder)
+    transcript: list[str] = []
+
+    def emit(text: str) -> None:
+        transcript.append(text)
+        if write:
+            write(text)
+
+    driver = TurnDriver()
+    with tempfile.TemporaryDirectory(prefix="harness-") as tmp, ExitStack() as servers:
+        workspace = Path(tmp).resolve()
+        try:
+            write_workspace(workspace, scenario.workspace)
+        except (PathEscape, OSError) as error:
+            raise ScenarioError([f"{scenario.path}: workspace: {error}"]) from None
+        client, async_client = scenario_clients(transport)
+        ctx = AgentContext(
+            client, async_client, workspace, clock, TEST_API_KEY, scenario.settings,
+            http_client=httpx2.Client(transport=transport),
+            async_http_client=httpx2.AsyncClient(transport=AsyncScenarioTransport(responder)),
+            start_loopback=_loopback(responder, servers),
+        )
+        under_test = build_agent(build, ctx)
+        name = getattr(under_test, "harness_agent_name", None)
+        if scenario.agent is not None and scenario.agent != name:
+            return _skipped(scenario, name, f"{scenario.agent}'s scenario")
+        responder.tool_map = ToolMap(getattr(under_test, "tool_map", None))
+        turns = list(scenario.turns)
+        if scenario.probe:
+            turns.append(Turn(PROBE_LINE, (PROBE_REPLY,), expect={"end": "end_turn"}))
+        records = []
+        try:
+            with ctrl_c_heard():
+                for number, turn in enumerate(turns, 1):
+                    label = "the probe turn" if scenario.probe and number == len(turns) else f"turn {number}"
+                    records.append(_drive_turn(under_test, driver, turn, number, label, responder, emit))
+        finally:
+            driver.close()
+        files = _snapshot(workspace)
+        text = "".join(transcript).replace(str(workspace), "<workspace>")
+    outcome = Outcome(
+        scenario,
+        records,
+        list(responder.requests),
+        list(zip(clock.sleep_times, clock.sleep_marks, clock.sleeps)),
+        getattr(under_test, "messages", None),
+        files,
+        text,
+        scenario.settings.get("max_retries", MINI_AGENT_MAX_RETRIES if name == MINI_AGENT else None),
+        clock.now(),
+        agent_name=name,
+        wall_origin=clock.wall_origin,
+        tool_map=responder.tool_map,
+    )
+    found = check_invariants(outcome)
+    outcome.problems = list(responder.problems) + found.problems + check_expectations(outcome)
+    outcome.notes = found.notes
+    return outcome
+
+
+def _skipped(scenario: Scenario, name: str | None, why: str) -> Outcome:
+    return Outcome(scenario, [], [], [], None, {}, "", None, agent_name=name, skipped=why)
+
+
+def _loopback(responder: Responder, servers: ExitStack) -> Callable[[], str]:
+    """Start, on first use, the socket server over the same responder."""
+    started: list[str] = []
+
+    def start() -> str:
+        if not started:
+            started.append(servers.enter_context(FaultServer(responder, time_scale=0)).url)
+        return started[0]
+
+    return start
+
+
+def _drive_turn(
+    agent: Any, driver: TurnDriver, turn: Turn, number: int, label: str, responder: Responder,
+    emit: Callable[[str], object],
+) -> TurnResult:
+    record = TurnResult(number, turn.user, label, first_mark=responder.clock.mark())
+    first = len(responder.requests)
+    responder.queue(turn.replies, label)
+    emit(f"> {turn.user}\n")
+    command = getattr(agent, "command", None)
+    command_output = command(turn.user) if command is not None else None
+    if command_output is not None:
+        record.command = True
+        emit(command_output)
+    else:
+        renderer = agent.renderer() if hasattr(agent, "renderer") else None
+        for event in _events(agent, driver, turn, record):
+            record.events.append((responder.clock.now(), responder.clock.mark(), event))
+            if renderer is not None:
+                emit(renderer.render(event))
+        if renderer is not None:
+            emit(renderer.render_close())
+    record.requests = responder.requests[first:]
+    record.unused_replies = len(responder.unused)
+    record.last_mark = responder.clock.mark()
+    return record
+
+
+def _events(agent: Any, driver: TurnDriver, turn: Turn, record: TurnResult) -> Iterator[Any]:
+    """The turn's events, with the scenario's interrupt applied; never raises."""
+    interrupt = turn.interrupt
+    try:
+        turn_events = driver.start(agent, turn.user)
+        if turn_events is None:
+            return
+        iterator = iter(turn_events)
+        count = 0
+        for event in iterator:
+            count += 1
+            yield event
+            if interrupt and not record.interrupted and _hits(interrupt, count, event):
+                record.interrupted = True
+                if interrupt.close or not hasattr(turn_events, "throw"):
+                    getattr(turn_events, "close", lambda: None)()
+                    record.closed = True
+                    return
+                try:
+                    yield turn_events.throw(KeyboardInterrupt)
+                except StopIteration:
+                    return
+    except BaseException as error:  # the invariant "run_turn never raises" reports it
+        record.raised = f"{type(error).__name__}: {error}"
+
+
+def _hits(interrupt: Any, count: int, event: Any) -> bool:
+    if interrupt.at_event is not None:
+        return count == interrupt.at_event
+    return type(event).__name__ == "ToolCall" and getattr(event, "name", None) == interrupt.tool
+
+
+def _snapshot(workspace: Path) -> dict[str, str | None]:
+    """Every file in the workspace as text (None when it is binary, huge, a link or not a
+    regular file: nothing outside the workspace is read, nothing waits on a FIFO)."""
+    files: dict[str, str | None] = {}
+    for path in sorted(workspace.rglob("*")):
+        name = path.relative_to(workspace).as_posix()
+        if path.is_symlink() or not path.is_file():
+            if path.is_symlink() or not path.is_dir():
+                files[name] = None
+            continue
+        try:
+            files[name] = read_regular(path, max_bytes=MAX_FILE_SNAPSHOT).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            files[name] = None
+    return files
+
+
+def default_factory(scenario: Scenario) -> Callable[..., Any]:
+    """The factory a run uses when none is named: mini_agent's adapter."""
+    return load_factory(DEFAULT_AGENT)

@@ -1,0 +1,79 @@
+"""A failing scenario explained at a glance: virtual time, each request with its reply
+and fault, each sleep and notice, then the problems."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.scenario.checks.outcome import Outcome
+
+
+def format_timeline(outcome: Outcome) -> str:
+    """The whole run as lines ``t=1.234s  …``, then every problem."""
+    scenario = outcome.scenario
+    rows: list[tuple[int, float, str]] = []
+    for turn in outcome.turns:
+        start = turn.requests[0].time if turn.requests else (turn.events[0][0] if turn.events else 0.0)
+        rows.append((turn.first_mark, start, f"{turn.label} > {turn.user}"))
+        rows += [(r.mark, r.time, f"  → request {r.number}: {_request_summary(r)}") for r in turn.requests]
+        rows += [(mark, at, f"    {line}") for at, mark, event in turn.events if (line := _event_line(event))]
+        rows += _interrupt_rows(outcome, turn)
+        if turn.raised:
+            rows.append((turn.last_mark, start, f"    ✗ run_turn raised {turn.raised}"))
+    rows += [(mark, began, f"    ⏸ sleep {seconds:.3f}s") for began, mark, seconds in outcome.sleeps]
+    rows.sort()
+    lines = [f"scenario {scenario.name} ({scenario.path})", f"  {scenario.about}"]
+    if outcome.skipped:
+        return "\n".join([*lines, f"  skipped: {outcome.skipped}"])
+    lines += [f"  t={at:8.3f}s {text}" for _, at, text in rows]
+    lines += [f"  ✗ {problem}" for problem in outcome.problems]
+    lines += [f"  ⚠ {note}" for note in outcome.notes]
+    if outcome.not_checked:
+        lines.append(f"  ○ not checked for this agent: {', '.join(outcome.not_checked)}")
+    return "\n".join(lines)
+
+
+def _interrupt_rows(outcome: Outcome, turn: Any) -> list[tuple[float, float, str]]:
+    """The scenario's turn-level interrupt, right after the event that triggered it."""
+    specs = outcome.scenario.turns
+    spec = specs[turn.number - 1].interrupt if turn.interrupted and turn.number <= len(specs) else None
+    if spec is None:
+        return []
+    if spec.at_event is not None:
+        hits, where = turn.events[spec.at_event - 1 : spec.at_event], f"at event {spec.at_event} of the turn"
+    else:
+        hits = [e for e in turn.events if type(e[2]).__name__ == "ToolCall" and getattr(e[2], "name", None) == spec.tool]
+        where = f"when {spec.tool} was called"
+    what = "the harness closed the turn's generator" if spec.close else "Ctrl+C"
+    return [(mark + 0.5, at, f"    ⚡ {what} {where}") for at, mark, _ in hits[:1]]
+
+
+def _request_summary(request: Any) -> str:
+    body = request.body if isinstance(request.body, dict) else {}
+    messages = len(body.get("messages", []))
+    if request.reply:
+        reply = request.reply.describe()
+    else:
+        reply = "rejected" if request.violations else f"refused: {request.refused}" if request.refused else "no reply left"
+    reply += " (again: no reply was left)" if getattr(request, "repeated", False) else ""
+    status = "" if request.plan is None or request.plan.connection else f" [{request.plan.status}]"
+    form = f" · served as {request.plan.form}" if request.plan is not None and request.plan.form else ""
+    verdict = "; ".join(str(v) for v in request.violations)
+    invalid = f" ✗ invalid: {verdict}" if verdict else ""
+    stream = "" if request.streaming else ", no stream"
+    return f"{request.method} {request.path} ({messages} messages{stream}) ← {reply}{status}{form}{invalid}"
+
+
+def _event_line(event: Any) -> str | None:
+    kind = type(event).__name__
+    if kind == "Notice":
+        return f"· notice: {event.text}"
+    if kind == "ToolCall":
+        return f"⚙ tool {event.name} called"
+    if kind == "ToolResult":
+        return f"⚙ tool {event.name} {'failed' if event.is_error else 'returned'}: {event.content.splitlines()[0][:80] if event.content else ''}"
+    if kind == "MessageDone":
+        return f"✓ message done ({event.stop_reason})"
+    if kind == "TurnEnd":
+        return f"■ turn ended: {event.reason}"
+    return None

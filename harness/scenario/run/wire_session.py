@@ -1,0 +1,80 @@
+"""A scenario's replies served to any client a test builds (sync or async), with the
+wire-level invariants and request counts checked afterwards: the way to test an agent
+that is not mini_agent without writing an adapter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anthropic
+
+from harness.scenario.checks.invariants import run_invariants, wire_invariants
+from harness.scenario.fake_api.clients import async_client, sync_client
+from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.transport import (
+    AsyncScenarioTransport,
+    ScenarioTransport,
+)
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.model import Scenario
+from harness.wire.clock import VirtualClock
+
+
+class WireSession:
+    """The fake API of one scenario: ``client()``/``async_client()``, ``clock``, and
+    ``next_turn()`` to move on to the next turn's replies."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.clock = VirtualClock()
+        self.responder = Responder(clock=self.clock, threads=scenario.threads)
+        self.turn_index = 0
+        self._marks: list[tuple[int, int]] = []
+        self._unused: dict[int, int] = {}  # turn index -> replies never requested
+        self._start_turn()
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "WireSession":
+        return cls(load_scenario(path))
+
+    def client(self) -> anthropic.Anthropic:
+        """A sync SDK client bound to this session (SDK retries off)."""
+        return sync_client(ScenarioTransport(self.responder))
+
+    def async_client(self) -> anthropic.AsyncAnthropic:
+        """An async SDK client bound to this session (SDK retries off)."""
+        return async_client(AsyncScenarioTransport(self.responder))
+
+    def next_turn(self) -> None:
+        """Serve the next turn's replies from now on."""
+        self._end_turn()
+        self.turn_index += 1
+        self._start_turn()
+
+    def problems(self) -> list[str]:
+        """Every broken invariant and expectation so far."""
+        self._end_turn()
+        problems = list(self.responder.problems) + run_invariants(self.responder.requests, mini_agent=False).problems
+        max_retries = self.scenario.settings.get("max_retries")
+        for index, (first, last) in enumerate(self._marks):
+            requests = [r for r in self.responder.requests if first <= r.mark <= last]
+            label = f"turn {index + 1}"
+            problems += wire_invariants(label, requests, max_retries=max_retries, wall_origin=self.clock.wall_origin).problems
+            expected = self.scenario.turns[index].expect.get("requests")
+            if expected is not None and expected != len(requests):
+                problems.append(f"{label}: expect.requests: expected {expected}, the client made {len(requests)}")
+        for index, unused in sorted(self._unused.items()):
+            if unused:
+                problems.append(f"turn {index + 1}: {unused} reply(ies) never requested")
+        return problems
+
+    def _start_turn(self) -> None:
+        turn = self.scenario.turns[self.turn_index]
+        self.responder.queue(turn.replies, f"turn {self.turn_index + 1}")
+        self._marks.append((self.clock.mark(), 0))
+
+    def _end_turn(self) -> None:
+        self._unused[self.turn_index] = len(self.responder.unused)
+        first, last = self._marks[-1]
+        if not last:
+            self._marks[-1] = (first, self.clock.mark())
