@@ -18,19 +18,14 @@ import signal
 import sys
 from typing import Any
 
-from harness.agents.loading import AgentSpecError
 from harness.cassette.commands import cmd_proxy, cmd_record, cmd_replay, cmd_scan
 from harness.cassette.log_scrub import scrub_for_log
-from harness.cassette.redaction.config import RulesFileError
 from harness.cassette.vcr_setup import MATCHING, RECORD_MODES
-from harness.oracle.history_file import HistoryFileError, cmd_check_history
-from harness.scenario.format.event_listing import ListingError
-from harness.scenario.format.model import ScenarioError
-from harness.scenario.format.sandbox import PathEscape
+from harness.oracle.history_file import cmd_check_history
 from harness.scenario.frontends.file_commands import cmd_events, cmd_lint, cmd_schema
 from harness.scenario.frontends.run import cmd_play, cmd_run, jobs_option
 from harness.serve.commands import cmd_serve
-from harness.wire.cassette_file import CassetteError
+from harness.wire.errors import HarnessError
 
 DEFAULT_PATHS = ["scenarios"]
 
@@ -47,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = _terminate_as_exit()
     try:
         return args.command(args)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, ScenarioError, HistoryFileError,
-            AgentSpecError, PathEscape, CassetteError, RulesFileError, ListingError) as error:
+    except (HarnessError, OSError) as error:  # what the harness says of its input, and files it cannot open
         print(f"harness: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -17,7 +17,7 @@ MAY_IMPORT = {  # a package of harness → the harness packages it may import (i
     "wire": set(),
     "oracle": {"wire"},
     "agents": {"wire"},
-    "cassette.redaction": set(),
+    "cassette.redaction": {"wire"},
     "scenario.format": {"wire"},
     "scenario.fake_api": {"wire", "oracle", "scenario.format"},
     "scenario.checks": {"wire", "oracle", "scenario.format", "scenario.fake_api"},

@@ -11,11 +11,13 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from harness.wire.errors import HarnessError
+
 DEFAULT_AGENT = "harness.agents.mini_agent:factory"
 FORM = "MODULE:FACTORY, e.g. examples.careful_agent:make_agent or path/to/agent.py:make_agent"
 
 
-class AgentSpecError(ValueError):
+class AgentSpecError(HarnessError, ValueError):
     """An agent name that does not lead to a callable factory; the message says why."""
 
 

@@ -14,11 +14,13 @@ import json
 
 import httpx2
 
+from harness.wire.errors import HarnessError
+
 MAX_DIFF_LINES = 60
 MAX_LINE = 240
 
 
-class ReplayMismatch(AssertionError):
+class ReplayMismatch(HarnessError, AssertionError):
     """A request the cassette does not hold (or not at this point); ``str()`` says which
     recorded interaction was expected and diffs the two bodies."""
 

@@ -12,8 +12,10 @@ import socket
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from harness.wire.errors import HarnessError
 
-class NetworkBlocked(RuntimeError):
+
+class NetworkBlocked(HarnessError, RuntimeError):
     """A connection attempted while the network is blocked."""
 
 

@@ -47,15 +47,16 @@ from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.cassette.vcr_setup import RECORD_MODES, make_vcr
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import RealClock, VirtualClock
+from harness.wire.errors import HarnessError
 
 LOOPBACK_API_KEY = "harness-loopback"
 
 
-class CassetteExists(FileExistsError):
+class CassetteExists(HarnessError, FileExistsError):
     """Record mode ``once`` refuses to touch a cassette that exists."""
 
 
-class RecordingFailed(ValueError):
+class RecordingFailed(HarnessError, ValueError):
     """A recording that cannot start or whose loopback server saw problems."""
 
 

@@ -37,12 +37,13 @@ from harness.cassette.network import block_network
 from harness.cassette.scrub import Scrubber
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.cassette.vcr_setup import MATCHING, RECORD_MODES, make_vcr
+from harness.wire.errors import HarnessError
 
 ENGINES = ("harness", "vcr")
 REPLAY_API_KEY = "harness-replay"
 
 
-class CassetteMissing(FileNotFoundError):
+class CassetteMissing(HarnessError, FileNotFoundError):
     """Replaying a cassette that does not exist."""
 
 

@@ -27,6 +27,7 @@ from harness.cassette.matching import same_body
 from harness.cassette.redaction.config import configured
 from harness.cassette.scan import Finding, scan_text
 from harness.cassette.scrub import Scrubber
+from harness.wire.errors import HarnessError
 from harness.wire.files import write_atomically
 
 __all__ = ["MATCHING", "RECORD_MODES", "AtomicPersister", "SecretsFound", "make_vcr", "write_atomically"]
@@ -35,7 +36,7 @@ RECORD_MODES = ("none", "once", "new_episodes", "all")
 MATCHING = {"body": ("method", "path", "harness_body"), "order": ("method", "path")}
 
 
-class SecretsFound(ValueError):
+class SecretsFound(HarnessError, ValueError):
     """A cassette that would have been written with something that looks like a secret."""
 
     def __init__(self, findings: list[Finding]) -> None:

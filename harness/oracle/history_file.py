@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.oracle import Violation, check_history, check_request
+from harness.wire.errors import HarnessError
 from harness.wire.files import read_regular
 
 MAX_BYTES = 512 * 1024 * 1024
@@ -24,7 +25,7 @@ EXPECTED = 'a JSON list of messages, a request object with "messages", or JSON L
 _JSON_KINDS = {str: "a string", int: "a number", float: "a number", bool: "a boolean", type(None): "null"}
 
 
-class HistoryFileError(ValueError):
+class HistoryFileError(HarnessError, ValueError):
     """The file is unreadable, not JSON, or not a conversation."""
 
 

@@ -21,6 +21,7 @@ import traceback
 from typing import Any, Callable
 
 from harness.wire.api_errors import error_body
+from harness.wire.errors import HarnessError
 from harness.wire.http11 import BadRequest, Connection, Limits, Request, read_request
 from harness.wire.plan import WirePlan, harness_error_plan, json_plan
 
@@ -29,7 +30,7 @@ ERROR_TYPES = {400: "invalid_request_error", 408: "timeout_error", 413: "request
 TOO_LARGE = "Request exceeds the maximum allowed number of bytes."  # the API's 413 text
 
 
-class ServerError(Exception):
+class ServerError(HarnessError):
     """The server cannot listen; the message is one line, fit for a CLI."""
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from harness.wire import plain_yaml
+from harness.wire.errors import HarnessError
 from harness.wire.files import read_regular
 from harness.wire.yaml_errors import yaml_error_message
 
@@ -24,7 +25,7 @@ MAX_CASSETTE_BYTES = 1024 * 1024 * 1024
 MAX_BODY_BYTES = 512 * 1024 * 1024  # a response body, decompressed
 
 
-class CassetteError(ValueError):
+class CassetteError(HarnessError, ValueError):
     """A cassette that cannot be read: not YAML, or not shaped like a vcrpy cassette."""
 
 

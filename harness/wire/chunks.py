@@ -5,7 +5,7 @@ real one."""
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Iterable, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import httpx2
 
@@ -32,12 +32,6 @@ def whole_frames_at_once(chunks: list[bytes], delays: list[float]) -> bool:
         and not any(delay > 0 for delay in delays[1:])
         and all(chunk.endswith(b"\n\n") for chunk in chunks[:-1])
     )
-
-
-def wire_reads_of(chunks: Iterable[bytes], size: int = WIRE_READ) -> Iterator[bytes]:
-    """Each chunk, cut into reads of at most ``size`` bytes."""
-    for chunk in chunks:
-        yield from wire_reads(chunk, size)
 
 
 def wire_response(status: int, headers: Any, body: bytes, *, extensions: dict | None = None) -> httpx2.Response:

@@ -16,6 +16,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from harness.wire.errors import HarnessError
+
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
 
 
@@ -113,7 +115,7 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-class NotReadable(OSError):
+class NotReadable(HarnessError, OSError):
     """A path that is not a regular file, or one too big to read."""
 
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Mapping
 from urllib.parse import urlsplit
 
+from harness.wire.errors import HarnessError
+
 MAX_LINE = 65_536
 MAX_HEADERS = 200
 MAX_BODY = 32 * 1024 * 1024
@@ -44,7 +46,7 @@ class Limits:
     max_body: int = MAX_BODY
 
 
-class BadRequest(Exception):
+class BadRequest(HarnessError):
     """The bytes received are not an HTTP/1.1 request we can read."""
 
     status = 400

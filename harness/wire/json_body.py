@@ -11,6 +11,8 @@ from typing import Any
 
 import jiter
 
+from harness.wire.errors import HarnessError
+
 MAX_DEPTH = 200
 """Arrays and objects nested deeper than this are refused (jiter's own limit)."""
 INVALID_JSON = "The request body is not valid JSON: {reason}"
@@ -19,7 +21,7 @@ request body is not valid JSON: no low surrogate in string: line 1 column 134323
 134322)"); the reason here is Python's decoder's, in the same ``line/column/char`` form."""
 
 
-class TooDeep(ValueError):
+class TooDeep(HarnessError, ValueError):
     """JSON nested deeper than ``MAX_DEPTH``."""
 
 

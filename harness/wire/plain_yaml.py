@@ -22,6 +22,8 @@ from typing import Any, Iterator
 import yaml
 from yaml.constructor import SafeConstructor
 
+from harness.wire.errors import HarnessError
+
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
@@ -34,11 +36,11 @@ UNITS_FREE = 1_000_000
 reach with its aliases expanded, on top of twice its own length."""
 
 
-class _NotPlain(Exception):
+class _NotPlain(HarnessError):
     """A node the shortcut leaves to ``yaml.load``."""
 
 
-class AliasBomb(yaml.MarkedYAMLError):
+class AliasBomb(HarnessError, yaml.MarkedYAMLError):
     """A document whose aliases, written out, would make it far larger than its text."""
 
 

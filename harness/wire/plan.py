@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from harness.wire import sse
 from harness.wire.api_errors import STREAM_ERROR_STATUS, api_error, error_body
+from harness.wire.errors import HarnessError
 from harness.wire.replies import Cut, Reply
 from harness.wire.sse_parse import final_message
 from harness.wire.stream_faults import BAD_DATA, PositionError, stream_events, within
@@ -59,7 +60,7 @@ class WirePlan:
         return b"".join(self.chunks)
 
 
-class NoJsonForm(ValueError):
+class NoJsonForm(HarnessError, ValueError):
     """A stream fault that a JSON body cannot carry (a request without ``stream``)."""
 
 

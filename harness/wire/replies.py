@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 CONNECTION_FAULTS = ("refused", "connect_timeout", "read_timeout", "empty", "garbage")
-MESSAGE_KEYS = ("text", "tool_use", "thinking", "content", "stop_reason", "usage", "model")
 
 
 @dataclass(frozen=True)

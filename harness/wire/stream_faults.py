@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.wire import sse
 from harness.wire.api_errors import error_body
+from harness.wire.errors import HarnessError
 from harness.wire.replies import Reply
 
 
@@ -18,7 +19,7 @@ class _BadData(dict):
 BAD_DATA: dict[str, Any] = _BadData(type="bad_data")
 
 
-class PositionError(ValueError):
+class PositionError(HarnessError, ValueError):
     """A fault that names an event or a byte the stream does not have; ``field`` as the
     scenario file spells it (``cut.after_event``)."""
 

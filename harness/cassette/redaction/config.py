@@ -33,6 +33,7 @@ from pathlib import Path
 
 from harness.cassette.redaction.checks import credential_env_name, env_value_redactable
 from harness.cassette.redaction.redact import Redactor
+from harness.wire.errors import HarnessError
 
 KEY_VARIABLE = "HARNESS_REDACTION_KEY"
 RULES_VARIABLE = "HARNESS_REDACT_FILE"
@@ -42,7 +43,7 @@ _LABEL = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 CHOICES = "literal: VALUE, pattern LABEL: REGEX or allow: REGEX"
 
 
-class RulesFileError(ValueError):
+class RulesFileError(HarnessError, ValueError):
     """A rules file that cannot be read as rules."""
 
 

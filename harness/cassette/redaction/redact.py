@@ -45,6 +45,7 @@ from harness.cassette.redaction.find import (
     pair_secrets,
     pattern_rules,
 )
+from harness.wire.errors import HarnessError
 
 _GZIP = b"\x1f\x8b"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -53,7 +54,7 @@ _LABEL_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 Edit = tuple[int, int, str]
 
 
-class RedactionError(ValueError):
+class RedactionError(HarnessError, ValueError):
     """A body holds a possible secret that cannot be redacted safely."""
 
 

@@ -61,13 +61,6 @@ def resends(before: Any, after: Any) -> bool:
     return {k: v for k, v in before.items() if k != "stream"} == {k: v for k, v in after.items() if k != "stream"}
 
 
-def added_messages(before: Any, after: Any) -> list[Any]:
-    """The messages a follow-up adds (empty for anything else)."""
-    if relation(before, after) != "follow-up":
-        return []
-    return list(after.get("messages") or [])[len(before.get("messages") or []) :]
-
-
 def same_start(before: Any, after: Any) -> bool:
     """Whether two requests open the same conversation: the same ``system`` and the same
     first message (a rewrite keeps them; another conversation, a sub-agent, does not)."""

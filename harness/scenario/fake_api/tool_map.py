@@ -24,11 +24,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from harness.wire.errors import HarnessError
 from harness.wire.replies import Reply
 from harness.wire.sse import json_pieces
 
 
-class ToolMapError(ValueError):
+class ToolMapError(HarnessError, ValueError):
     """A ``tool_map`` that is not shaped as the docstring above says."""
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.positions import ServedReply, serve, without_fault
+from harness.wire.errors import HarnessError
 
 
-class ListingError(ValueError):
+class ListingError(HarnessError, ValueError):
     """A ``--turn`` or ``--reply`` the scenario does not have."""
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.wire.errors import HarnessError
 from harness.wire.replies import Reply
 
 DEFAULT_MODEL = "claude-opus-5-5"
@@ -51,7 +52,7 @@ class Scenario:
     threads: bool = True  # False: the fake API answers threaded requests thread_unsupported_request
 
 
-class ScenarioError(ValueError):
+class ScenarioError(HarnessError, ValueError):
     """A scenario file with mistakes; ``problems`` are ``path:line:col: message`` lines."""
 
     def __init__(self, problems: list[str]) -> None:

@@ -21,13 +21,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
 
 from harness.scenario.format.spec import Problem
+from harness.wire.errors import HarnessError
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", ".git")
 WORKSPACE_RULE = "workspace keys are paths relative to the temporary workspace, without `..`"
 PROJECT_RULE = "paths are relative to the scenario and stay inside its project"
 
 
-class PathEscape(ValueError):
+class PathEscape(HarnessError, ValueError):
     """A path that would lead outside the folder it must stay in."""
 
 

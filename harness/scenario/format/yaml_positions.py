@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from harness.wire.errors import HarnessError
 from harness.wire.files import read_regular
 from harness.wire.plain_yaml import check_expanded, limit_for
 from harness.wire.yaml_errors import yaml_error_message
@@ -40,7 +41,7 @@ class LocatedList(list):
     item_pos: list[Position]
 
 
-class YamlError(ValueError):
+class YamlError(HarnessError, ValueError):
     """A file that is not YAML, or has the same key twice; the message starts with ``path:line:col:``."""
 
 
@@ -137,7 +138,7 @@ class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignor
 
 _FastLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _FastLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
-class _PurePythonReads(Exception):
+class _PurePythonReads(HarnessError):
     """Text the fast path leaves to the pure-Python loader."""
 
 

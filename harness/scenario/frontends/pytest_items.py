@@ -13,6 +13,7 @@ from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import ScenarioError
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
+from harness.wire.errors import HarnessError
 
 
 class ScenarioFile(pytest.File):
@@ -37,7 +38,7 @@ def configured_agent(config: pytest.Config) -> str | None:
     return named or config.getini("harness_agent") or None
 
 
-class ScenarioFailed(Exception):
+class ScenarioFailed(HarnessError):
     """A scenario whose invariants or expectations did not hold."""
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from harness.scenario.frontends.progress import CtrlC, Progress
 from harness.scenario.run.results import scenario_record
+from harness.wire.errors import HarnessError
 
 Record = dict[str, Any]
 RunOne = Callable[[Path, CtrlC], "Record | None"]
@@ -27,7 +28,7 @@ POLL_S = 0.2  # how often the parent looks at its Ctrl+C count while it waits fo
 JOIN_S = 5.0  # how long an ended worker may take to exit before it is killed
 
 
-class WorkerError(RuntimeError):
+class WorkerError(HarnessError, RuntimeError):
     """A worker met a bug of the harness's own; the run ends as a run of one process would."""
 
 

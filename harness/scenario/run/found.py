@@ -26,6 +26,7 @@ from harness.scenario.format.dump import dump_scenario, write_scenario
 from harness.scenario.format.model import Scenario
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
+from harness.wire.errors import HarnessError
 
 FOUND_DIR_VARIABLE = "HARNESS_FOUND_DIR"
 TIMELINE_LINES = 16
@@ -33,7 +34,7 @@ DEFAULT_FOUND_DIR = Path("scenarios/found")
 Check = Callable[[Outcome], list[str]]
 
 
-class Counterexample(AssertionError):
+class Counterexample(HarnessError, AssertionError):
     """A scenario that broke a property; ``path`` is where it was saved (None if it was not)."""
 
     def __init__(self, message: str, path: Path | None) -> None:
