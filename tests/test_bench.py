@@ -1,7 +1,8 @@
 """The benchmark (``make bench``) at a tiny scale: every part runs, measures something,
 and the report names every target with its verdict. Not a measurement: the rounds are
-too few for the figures to mean anything. One test, so that pytest-xdist runs the
-bench once."""
+too few for the figures to mean anything, and a busy machine can turn any two timings
+around, so nothing here compares one timing with another. One test, so that
+pytest-xdist runs the bench once."""
 
 from __future__ import annotations
 
@@ -47,15 +48,15 @@ def the_scenarios_it_times_pass(results: dict) -> None:
 
 def the_scale_rows_measure_what_they_say(results: dict) -> None:
     checks = results["wire_checks"]
-    assert checks["scenarios"] >= 60 and 0 < checks["checks_s_cpu"] < checks["run_s_cpu"] and checks["on_over_off"] > 1
+    assert checks["scenarios"] >= 60 and checks["checks_s_cpu"] > 0 and checks["run_s_cpu"] > 0 and checks["on_over_off"] > 0
     scale = results["pytest"]
     assert scale["items"] == len(FEW_FILES) and scale["identical_results"] and scale["differences"] == []
     assert scale["one_worker_s"] > 0 and scale["two_workers_s"] > 0
-    assert 0 < scale["worker_start_up_s"] < scale["one_worker_s"] and 0 < scale["slowest_item_s"] <= scale["items_s"]
-    assert scale["speedup_bound"] > scale["speedup"] * 0.5  # a bound, loose: the rounds are too few to compare
+    assert scale["worker_start_up_s"] > 0 and 0 < scale["slowest_item_s"] <= scale["items_s"]  # one is a part of the other
+    assert scale["speedup_bound"] > 0
     machine = results["state_machine"]
-    assert machine["examples"] >= 1 and machine["generation_only_examples_per_s"] > machine["examples_per_s_cpu"] > 0
-    assert machine["rounds"] >= 1 and machine["over_generation_floor"] > 1
+    assert machine["examples"] >= 1 and machine["generation_only_examples_per_s"] > 0 and machine["examples_per_s_cpu"] > 0
+    assert machine["rounds"] >= 1 and machine["over_generation_floor"] > 0
 
 
 def the_property_is_timed_with_its_two_floors(results: dict) -> None:
