@@ -2,12 +2,16 @@
 not a regular file and never loads a file whole; Bash and the stop-failure hook kill
 every process a command started, ``setsid``'d ones included; Write is whole or nothing.
 
-Processes run for real here, so these tests wait in real time (marked ``# real-time``)."""
+Processes run for real here. A late writer does not race a margin of real time: it notes
+its process id and waits for a file named ``go`` before it writes, and the test makes
+``go`` and waits for the writer's death, so one that outlived its command always writes
+and one that was killed never does, however busy the machine."""
 
 from __future__ import annotations
 
 import _thread
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -24,7 +28,10 @@ from mini_agent.tools import ToolRegistry, default_tools
 from mini_agent.tools.processes import MARK_VARIABLE
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-LATE_WRITER = "setsid sh -c 'sleep 0.8; echo late > {name}' & "
+LATE_WRITER = (
+    "setsid sh -c 'echo $$ > {name}.pid; i=0; while [ ! -e go ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done; "
+    "[ -e go ] && echo late > {name}' & "
+)
 GRANDCHILD_SCENARIO = "scenarios/tools/bash_timeout_kills_setsid_grandchild.yaml"
 
 
@@ -33,8 +40,27 @@ def tools(tmp_path: Path) -> ToolRegistry:
     return ToolRegistry(default_tools(), cwd=tmp_path)
 
 
-def wait_past_the_late_write() -> None:
-    time.sleep(1.5)  # real-time: the grandchild would have written at 0.8 s
+def wait_past_the_late_write(folder: Path, name: str) -> None:
+    """Let a late writer that is still alive write, and wait until it is gone."""
+    (folder / "go").touch()
+    try:
+        pid = int((folder / f"{name}.pid").read_text())
+    except (OSError, ValueError):
+        return  # killed before it could even note its id
+    wait_for_death(pid)
+
+
+def wait_for_death(pid: int, limit: float = 30.0) -> None:
+    """Return once ``pid`` has ended (a zombie has), waiting on its pidfd."""
+    try:
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        ready, _, _ = select.select([handle], [], [], limit)
+        assert ready, f"process {pid} still runs after {limit:g}s"
+    finally:
+        os.close(handle)
 
 
 def marked_processes() -> list[int]:
@@ -108,16 +134,16 @@ def test_a_long_line_is_cut_and_says_how_much_was_left_out(tmp_path: Path) -> No
 def test_a_setsid_grandchild_that_would_write_after_the_timeout_writes_nothing(tools: ToolRegistry, tmp_path: Path) -> None:
     outcome = tools.execute("Bash", {"command": LATE_WRITER.format(name="late.txt") + "sleep 30", "timeout": 0.3})
     assert outcome.content.endswith("[timed out after 0.3s]")
-    wait_past_the_late_write()
+    wait_past_the_late_write(tmp_path, "late.txt")
     assert not (tmp_path / "late.txt").exists()
     assert marked_processes() == []
 
 
 @needs_proc
 def test_a_double_forked_daemon_dies_with_the_command_that_started_it(tools: ToolRegistry, tmp_path: Path) -> None:
-    command = "(setsid sh -c 'sleep 0.8; echo late > daemon.txt' &) ; echo started"  # its parent exits at once
+    command = f"({LATE_WRITER.format(name='daemon.txt')}) ; echo started"  # its parent exits at once
     assert tools.execute("Bash", {"command": command}).content == "[stdout]\nstarted\nexit code: 0"
-    wait_past_the_late_write()
+    wait_past_the_late_write(tmp_path, "daemon.txt")
     assert not (tmp_path / "daemon.txt").exists()
 
 
@@ -132,7 +158,7 @@ def test_ctrl_c_during_bash_kills_setsid_grandchildren_too(tools: ToolRegistry, 
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
-    wait_past_the_late_write()
+    wait_past_the_late_write(tmp_path, "late.txt")
     assert not (tmp_path / "late.txt").exists()
 
 
@@ -140,14 +166,14 @@ def test_ctrl_c_during_bash_kills_setsid_grandchildren_too(tools: ToolRegistry, 
 def test_the_stop_failure_hook_gets_the_same_treatment_on_its_timeout(tmp_path: Path) -> None:
     problem = run_stop_failure_hook(LATE_WRITER.format(name="hook.txt") + "sleep 30", {}, cwd=tmp_path, timeout=0.3)
     assert problem == "the stop-failure hook timed out after 0.3s"
-    wait_past_the_late_write()
+    wait_past_the_late_write(tmp_path, "hook.txt")
     assert not (tmp_path / "hook.txt").exists()
 
 
 @needs_proc
 def test_a_hook_that_exits_at_once_leaves_no_setsid_child_behind(tmp_path: Path) -> None:
     assert run_stop_failure_hook(LATE_WRITER.format(name="hook.txt") + "true", {}, cwd=tmp_path, timeout=5) is None
-    wait_past_the_late_write()
+    wait_past_the_late_write(tmp_path, "hook.txt")
     assert not (tmp_path / "hook.txt").exists()
 
 
@@ -156,13 +182,10 @@ def test_the_library_scenario_catches_an_agent_that_kills_only_the_process_group
     broken = planted_copy(
         tmp_path, "tools/processes.py", "        for _ in range(MAX_PASSES):", "        for _ in range(0):"
     )
-    try:
-        run = harness_with(broken, "run", GRANDCHILD_SCENARIO)
-        assert run.returncode == 1, run.stdout + run.stderr
-        assert "expect.files.late.txt: expected no such file, it exists" in run.stdout
-        assert harness_with(None, "run", GRANDCHILD_SCENARIO).returncode == 0
-    finally:
-        wait_past_the_late_write()  # the grandchild the broken agent let live has written and gone
+    run = harness_with(broken, "run", GRANDCHILD_SCENARIO)  # the scenario waits for the grandchild's death
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "expect.files.late.txt: expected no such file, it exists" in run.stdout
+    assert harness_with(None, "run", GRANDCHILD_SCENARIO).returncode == 0
 
 
 # --- Write: whole or nothing --------------------------------------------------------------
