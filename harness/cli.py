@@ -14,17 +14,12 @@ check saved conversations.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from typing import Any
 
-from harness.cassette.commands import cmd_proxy, cmd_record, cmd_replay, cmd_scan
-from harness.cassette.log_scrub import scrub_for_log
-from harness.cassette.vcr_setup import MATCHING, RECORD_MODES
-from harness.oracle.history_file import cmd_check_history
-from harness.scenario.frontends.file_commands import cmd_events, cmd_lint, cmd_schema
-from harness.scenario.frontends.run import cmd_play, cmd_run, jobs_option
-from harness.serve.commands import cmd_serve
+from harness.cassette.modes import MATCHING, RECORD_MODES
 from harness.wire.errors import HarnessError
 
 DEFAULT_PATHS = ["scenarios"]
@@ -71,12 +66,96 @@ def _terminate_as_exit() -> Any:
         return None
 
 
+# Each command's module is imported when that command runs, so that the commands which
+# need no SDK (--help, lint, events, schema, scan, check-history) start without loading it.
+
+
+def _run(args: argparse.Namespace) -> int:
+    from harness.scenario.frontends.run import cmd_run
+
+    return cmd_run(args)
+
+
+def _play(args: argparse.Namespace) -> int:
+    from harness.scenario.frontends.run import cmd_play
+
+    return cmd_play(args)
+
+
 def _lint(args: argparse.Namespace) -> int:
     if args.show_commands:
         from harness.cassette.show import cmd_show_commands
 
         return cmd_show_commands(args)
+    from harness.scenario.frontends.file_commands import cmd_lint
+
     return cmd_lint(args)
+
+
+def _events(args: argparse.Namespace) -> int:
+    from harness.scenario.frontends.file_commands import cmd_events
+
+    return cmd_events(args)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from harness.scenario.frontends.file_commands import cmd_schema
+
+    return cmd_schema(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from harness.cassette.log_scrub import scrub_for_log
+    from harness.serve.commands import cmd_serve
+
+    args.scrub = scrub_for_log  # serve may not import cassette: the log's scrubber is handed over here
+    return cmd_serve(args)
+
+
+def _check_history(args: argparse.Namespace) -> int:
+    from harness.oracle.history_file import cmd_check_history
+
+    return cmd_check_history(args)
+
+
+def _record(args: argparse.Namespace) -> int:
+    from harness.cassette.commands import cmd_record
+
+    return cmd_record(args)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from harness.cassette.commands import cmd_replay
+
+    return cmd_replay(args)
+
+
+def _proxy(args: argparse.Namespace) -> int:
+    from harness.cassette.commands import cmd_proxy
+
+    return cmd_proxy(args)
+
+
+def _scan(args: argparse.Namespace) -> int:
+    from harness.cassette.commands import cmd_scan
+
+    return cmd_scan(args)
+
+
+def jobs_option(text: str) -> int:
+    """``--jobs``: a number of workers from 1, or ``auto`` (one a CPU)."""
+    if text == "auto":
+        wanted = os.cpu_count() or 1
+    elif text.isdigit() and int(text) >= 1:
+        wanted = int(text)
+    else:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of workers from 1, or auto")
+    if wanted > 1:
+        from harness.scenario.frontends.workers import can_fork
+
+        if not can_fork():
+            raise argparse.ArgumentTypeError(f"{text}: this platform cannot fork worker processes; use 1")
+    return wanted
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -92,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
     run.add_argument("-j", "--jobs", type=jobs_option, default=1, metavar="N",
                      help="run the files in N worker processes forked from this one, or auto: one a CPU (default: 1)")
-    run.set_defaults(command=cmd_run)
+    run.set_defaults(command=_run)
     lint = commands.add_parser("lint", help="check scenario files without running them")
     lint.add_argument("paths", nargs="*", default=DEFAULT_PATHS)
     lint.add_argument(
@@ -103,7 +182,7 @@ def _parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play a scenario through the mini_agent REPL")
     play.add_argument("scenario")
     play.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent under test (default: mini_agent)")
-    play.set_defaults(command=cmd_play)
+    play.set_defaults(command=_play)
     events = commands.add_parser(
         "events", help="each reply's numbered events and byte offsets, as served",
         description="Print every reply of a scenario as the fake API serves it: its SSE events numbered from 1 with "
@@ -112,10 +191,10 @@ def _parser() -> argparse.ArgumentParser:
     events.add_argument("scenario")
     events.add_argument("--turn", type=int, metavar="N", help="only turn N (from 1)")
     events.add_argument("--reply", type=int, metavar="K", help="only reply K (from 1) of that turn")
-    events.set_defaults(command=cmd_events)
+    events.set_defaults(command=_events)
     schema = commands.add_parser("schema", help="write the JSON Schema of the scenario format")
     schema.add_argument("-o", "--output", help="a file to write (default: standard output)")
-    schema.set_defaults(command=cmd_schema)
+    schema.set_defaults(command=_schema)
     serve = commands.add_parser("serve", help="serve a scenario on a loopback socket, for any client")
     serve.add_argument("scenario")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
@@ -123,10 +202,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--time-scale", type=float, default=1.0, help="multiply real delays (drip, stall) by this")
     serve.add_argument("--log", metavar="FILE", help="also write the request log as JSON Lines, headers and bodies scrubbed as in a cassette")
     serve.add_argument("--check", action="store_true", help="report every request and check the wire-level expectations at exit")
-    serve.set_defaults(command=cmd_serve, scrub=scrub_for_log)
+    serve.set_defaults(command=_serve)
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")
-    history.set_defaults(command=cmd_check_history)
+    history.set_defaults(command=_check_history)
     _cassette_parsers(commands)
     return parser
 
@@ -151,7 +230,7 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     record.add_argument("--match-on", choices=tuple(MATCHING), default="body", help="how requests match recorded ones")
     record.add_argument("--cwd", default=".", help="the tools' working directory (default: here)")
     record.add_argument("lines", nargs="+", metavar="LINE", help="the user's lines, after --")
-    record.set_defaults(command=cmd_record)
+    record.set_defaults(command=_record)
 
     replay = commands.add_parser(
         "replay",
@@ -174,7 +253,7 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
         help="run the recorded tool calls (Bash commands, writes) in --cwd DIR itself, or in this folder: explicit, on purpose",
     )
     replay.add_argument("lines", nargs="*", metavar="LINE", help="the user's lines (default: read from the cassette)")
-    replay.set_defaults(command=cmd_replay)
+    replay.set_defaults(command=_replay)
 
     proxy = commands.add_parser(
         "proxy",
@@ -190,8 +269,8 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     proxy.add_argument("--record-mode", choices=RECORD_MODES, default="once", help="vcrpy's record mode (default: once)")
     proxy.add_argument("--match-on", choices=tuple(MATCHING), default="body", help="how requests match recorded ones")
     proxy.add_argument("--cwd", help="the client's working directory, written as <cwd> in request bodies")
-    proxy.set_defaults(command=cmd_proxy)
+    proxy.set_defaults(command=_proxy)
 
     scan = commands.add_parser("scan", help="look for secrets in files, decoded as the recorder reads them; exit 1 on any")
     scan.add_argument("paths", nargs="*", default=["cassettes"], help="files or folders (default: cassettes/)")
-    scan.set_defaults(command=cmd_scan)
+    scan.set_defaults(command=_scan)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.scenario.frontends.run import jobs_option
+from harness.cli import jobs_option
 from harness.scenario.frontends.workers import can_fork
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="--jobs needs os.fork")

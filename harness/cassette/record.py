@@ -44,7 +44,8 @@ from harness.agents.driver import TurnDriver, build_agent
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber, replace_cwd
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
-from harness.cassette.vcr_setup import RECORD_MODES, make_vcr
+from harness.cassette.modes import RECORD_MODES
+from harness.cassette.vcr_setup import make_vcr
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import RealClock, VirtualClock
 from harness.wire.errors import HarnessError

@@ -36,7 +36,8 @@ from harness.cassette.index import (
 from harness.cassette.network import block_network
 from harness.cassette.scrub import Scrubber
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
-from harness.cassette.vcr_setup import MATCHING, RECORD_MODES, make_vcr
+from harness.cassette.modes import MATCHING, RECORD_MODES
+from harness.cassette.vcr_setup import make_vcr
 from harness.wire.errors import HarnessError
 
 ENGINES = ("harness", "vcr")

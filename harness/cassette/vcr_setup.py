@@ -27,13 +27,12 @@ from harness.cassette.matching import same_body
 from harness.cassette.redaction.config import configured
 from harness.cassette.scan import Finding, scan_text
 from harness.cassette.scrub import Scrubber
+from harness.cassette.modes import MATCHING, RECORD_MODES
 from harness.wire.errors import HarnessError
 from harness.wire.files import write_atomically
 
 __all__ = ["MATCHING", "RECORD_MODES", "AtomicPersister", "SecretsFound", "make_vcr", "write_atomically"]
 
-RECORD_MODES = ("none", "once", "new_episodes", "all")
-MATCHING = {"body": ("method", "path", "harness_body"), "order": ("method", "path")}
 
 
 class SecretsFound(HarnessError, ValueError):

@@ -25,7 +25,7 @@ from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import ScenarioError
 from harness.scenario.frontends.progress import EXIT_INTERRUPTED, CtrlC, Progress
-from harness.scenario.frontends.workers import can_fork, run_in_workers
+from harness.scenario.frontends.workers import run_in_workers
 from harness.scenario.run.results import scenario_record
 from harness.scenario.run.runner import run_scenario
 from harness.wire.files import write_atomically
@@ -67,18 +67,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     return 1 if counts(records)["fail"] or not records else 0
 
-
-def jobs_option(text: str) -> int:
-    """``--jobs``: a number of workers from 1, or ``auto`` (one a CPU)."""
-    if text == "auto":
-        wanted = os.cpu_count() or 1
-    elif text.isdigit() and int(text) >= 1:
-        wanted = int(text)
-    else:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of workers from 1, or auto")
-    if wanted > 1 and not can_fork():
-        raise argparse.ArgumentTypeError(f"{text}: this platform cannot fork worker processes; use 1")
-    return wanted
 
 
 def run_in_order(
