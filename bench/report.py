@@ -84,6 +84,12 @@ def _scale(results: dict[str, Any]) -> None:
           f"reads): harness {b['ms'][f'harness_{full}']:.0f} ms CPU, the SDK's floor {b['ms'][f'floor_{full}']:.0f} ms: "
           f"{b['harness_over_floor']['cpu_median']:.2f}× the floor; per MB at {full[:-2]} MB over {quarter[:-2]} MB: "
           f"{b['growth_per_mb_full_over_quarter']:.2f}× (the floor's own: {b['floor_growth_per_mb_full_over_quarter']:.2f}×)")
+    c = results["big_cassette"]
+    print(f"big cassette ({c['file_mb']:g} MB on disk, one streamed answer of {c['body_mb']:g} MB in 64-character deltas): "
+          f"loaded and replayed {c['ms']['harness']:.0f} ms CPU, the SDK's floor on its bytes {c['ms']['floor']:.0f} ms: "
+          f"{c['harness_over_floor']['cpu_median']:.2f}× the floor; peak memory added {c['peak_mb']['harness']:.0f} MB, "
+          f"{c['memory_over_file']:.2f}× the file (PyYAML composing it alone: {c['peak_mb']['compose']:.0f} MB, "
+          f"{c['compose_memory_over_file']:.2f}×; the SDK on the bytes alone: {c['peak_mb']['floor']:.0f} MB)")
     v = results["serve"]
     print(f"serve: {v['clients']} keep-alive clients × {v['requests_each']} streamed requests: harness serve "
           f"{v['harness_rps']:.0f} requests/s, a bare http.server with the same bytes {v['bare_rps']:.0f}/s: "

@@ -13,7 +13,8 @@
     and: the oracle's cost per message at 10, 100 and 1,000 messages; a scenario with
     ten retries at the 30 s cap (300 s of virtual time); a 40 MB single-stream
     interaction replayed by CassetteTransport against the SDK's floor on the same bytes
-    (``big_stream``), and its growth per megabyte from 10 to 40 MB; ``harness serve``
+    (``big_stream``), and its growth per megabyte from 10 to 40 MB; a 40 MB recorded
+    cassette loaded from disk and replayed, CPU and peak memory (``big_cassette``); ``harness serve``
     under 50 keep-alive clients against a bare http.server; the checks read from the
     wire, on against off; the library under pytest with one worker and with two.
 
@@ -47,7 +48,7 @@ from harness.scenario.format.model import Scenario, Turn
 from harness.scenario.run.runner import run_scenario
 from harness.wire.replies import Reply
 
-from . import big_stream, properties, serve_load, workload
+from . import big_cassette, big_stream, properties, serve_load, workload
 from .library import library, ms, n_of, one_scenario, pytest_scale, wire_checks
 from .report import report
 from .sessions import sessions
@@ -57,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 
 BIG_STREAM_MB = 40
+BIG_CASSETTE_MB = 40
 TARGETS = {
     "b_over_a": 1.05,
     "session_400_over_floor": 1.2,  # CassetteTransport (body matching) over the same 400 requests through MockTransport
@@ -66,6 +68,8 @@ TARGETS = {
     "property_examples_per_s": 100.0,
     "big_stream_over_floor": 1.5,  # a 40 MB interaction replayed, over the SDK reading the same bytes
     "big_stream_growth_per_mb": 1.5,  # cost per MB at 40 MB over cost per MB at 10 MB: linear is 1
+    "big_cassette_over_floor": 1.5,  # a 40 MB cassette loaded and replayed, over the SDK reading its response's bytes
+    "big_cassette_memory_over_file": 3.0,  # the peak memory that loading and replaying it adds, over the file's size
     "serve_over_bare": 0.8,  # harness serve's requests/s under 50 keep-alive clients, over a bare http.server
     "wire_checks_on_over_off": 1.1,  # the library's CPU with the checks read from the wire, over without them
     "pytest_two_workers_speedup": 1.2,  # the library under pytest: one worker's wall over two workers' (same results)
@@ -113,6 +117,7 @@ def measure_all(
     results["property"] = properties.property_speed(scale, tmp)
     results["state_machine"] = properties.state_machine_speed(scale)
     results["big_stream"] = big_stream.measure(BIG_STREAM_MB if scale >= 0.25 else 2, rounds=n_of(5, scale))
+    results["big_cassette"] = big_cassette.measure(tmp, BIG_CASSETTE_MB if scale >= 0.25 else 1, rounds=n_of(5, scale))
     results["serve"] = serve_load.measure() if scale >= 0.25 else serve_load.measure(clients=5, requests=4, rounds=1)
     results["pytest"] = pytest_scale(pytest_files)
     results["targets"] = verdicts(results)
@@ -270,6 +275,8 @@ def verdicts(results: dict[str, Any]) -> dict[str, Any]:
         "property_examples_per_s": results["property"]["examples_per_s_wall"],
         "big_stream_over_floor": results["big_stream"]["harness_over_floor"]["cpu_median"],
         "big_stream_growth_per_mb": results["big_stream"]["growth_per_mb_full_over_quarter"],
+        "big_cassette_over_floor": results["big_cassette"]["harness_over_floor"]["cpu_median"],
+        "big_cassette_memory_over_file": results["big_cassette"]["memory_over_file"],
         "serve_over_bare": results["serve"]["harness_over_bare"],
         "wire_checks_on_over_off": results["wire_checks"]["on_over_off"],
         "pytest_two_workers_speedup": results["pytest"]["speedup"],

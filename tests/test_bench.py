@@ -22,6 +22,8 @@ def test_the_bench_runs_every_part_and_reports_every_target(tmp_path, capsys):
     the_property_is_timed_with_its_two_floors(results)
     the_report_gives_every_target_a_verdict(results, capsys)
     the_scale_rows_measure_what_they_say(results)
+    big = results["big_cassette"]
+    assert big["file_mb"] > 0.5 and all(mb > 0 for mb in big["peak_mb"].values()) and big["memory_over_file"] > 0
     serve = results["serve"]
     assert serve["bare_rps"] > 0 and serve["harness_rps"] > 0 and serve["harness_over_bare"] > 0
 

@@ -170,3 +170,11 @@ def test_bad_cassette_is_reported_with_file_line_and_column(tmp_path, text, mess
 def test_missing_cassette_is_a_cassette_error(tmp_path):
     with pytest.raises(CassetteError, match=r"nope\.yaml: cannot read cassette"):
         load_cassette(tmp_path / "nope.yaml")
+
+
+def test_a_cassette_that_is_not_utf8_is_a_cassette_error_naming_the_byte(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"interactions: []\nnote: caf\xe9\n")
+    with pytest.raises(CassetteError, match=r"latin1\.yaml: cannot read cassette: .* at byte 26"):
+        load_cassette(path)
+

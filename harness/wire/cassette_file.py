@@ -8,6 +8,7 @@ it, ``line:col``.
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,7 +18,7 @@ import yaml
 
 from harness.wire import plain_yaml
 from harness.wire.errors import HarnessError
-from harness.wire.files import read_regular
+from harness.wire.files import open_regular, read_regular
 from harness.wire.yaml_errors import yaml_error_message
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -30,33 +31,39 @@ class CassetteError(HarnessError, ValueError):
 
 
 def load_cassette(path: str | Path) -> list[dict]:
-    """The interactions of the vcrpy cassette at ``path``, each ``{request, response}``."""
+    """The interactions of the vcrpy cassette at ``path``, each ``{request, response}``.
+    YAML reads the file in pieces: a cassette of tens of megabytes is never held beside
+    what is built from it."""
     path = Path(path)
     try:
-        text = read_regular(path, max_bytes=MAX_CASSETTE_BYTES).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        with open_regular(path, max_bytes=MAX_CASSETTE_BYTES) as stream:
+            data = plain_yaml.load(stream, size=os.fstat(stream.fileno()).st_size)
+    except OSError as exc:
         raise CassetteError(f"{path}: cannot read cassette: {exc}") from None
-    try:
-        data = plain_yaml.load(text)
+    except yaml.reader.ReaderError as exc:
+        raise CassetteError(f"{path}: cannot read cassette: {exc.reason} at byte {exc.position}") from None
     except yaml.YAMLError as exc:
-        (line, col), sentence = yaml_error_message(exc, text)
+        (line, col), sentence = yaml_error_message(exc, _text(path))
         raise CassetteError(f"{path}:{line}:{col}: {sentence}") from None
     if not isinstance(data, Mapping) or "interactions" not in data:
         raise CassetteError(f"{path}: not a vcrpy cassette: no top-level 'interactions' key")
     interactions = data["interactions"]
     if not isinstance(interactions, list):
-        raise CassetteError(f"{_where(path, text, ['interactions'])}: 'interactions' must be a list")
+        raise CassetteError(f"{_where(path, ['interactions'])}: 'interactions' must be a list")
     for n, interaction in enumerate(interactions):
         for key in ("request", "response"):
             if not isinstance(interaction, Mapping) or not isinstance(interaction.get(key), Mapping):
-                where = _where(path, text, ["interactions", n])
-                raise CassetteError(f"{where}: interaction {n} has no '{key}' mapping")
+                raise CassetteError(f"{_where(path, ['interactions', n])}: interaction {n} has no '{key}' mapping")
         problem = _shape_problem(interaction)
         if problem:
             key, message = problem
-            where = _where(path, text, ["interactions", n, *key])
-            raise CassetteError(f"{where}: interaction {n}: {message}")
+            raise CassetteError(f"{_where(path, ['interactions', n, *key])}: interaction {n}: {message}")
     return interactions
+
+
+def _text(path: Path) -> str:
+    """The file's text, read again on an error path to say where the mistake is."""
+    return read_regular(path, max_bytes=MAX_CASSETTE_BYTES).decode("utf-8", "replace")
 
 
 _SCALAR = (str, int, float, bool)
@@ -87,10 +94,21 @@ def _shape_problem(interaction: Mapping[str, Any]) -> tuple[list[str], str] | No
     if code is not None and (isinstance(code, bool) or not isinstance(code, int) or not 100 <= code <= 599):
         return ["response", "status"], f"the response status must be a number from 100 to 599, not {code!r}"
     try:
-        response_body_bytes(response)
+        _check_body(response)
     except CassetteError as error:
         return ["response", "body"], str(error)
     return None
+
+
+def _check_body(response: Mapping[str, Any]) -> None:
+    """CassetteError unless ``response_body_bytes`` can read the body; text that is not
+    compressed is not encoded to find out (a body of tens of megabytes is read once, at
+    replay)."""
+    body = response.get("body")
+    raw = body.get("string") if isinstance(body, Mapping) else response.get("content", body)
+    if isinstance(raw, str) and content_encoding(response.get("headers") or {}) in ("", "identity"):
+        return
+    response_body_bytes(response)
 
 
 def response_body_bytes(response: Mapping[str, Any]) -> bytes:
@@ -146,10 +164,10 @@ def content_encoding(headers: Mapping[str, Any]) -> str:
     return ""
 
 
-def _where(path: Path, text: str, keys: list[str | int]) -> str:
+def _where(path: Path, keys: list[str | int]) -> str:
     """``path:line:col`` of the node at ``keys``, found by composing the YAML again
     (only on the error path); just ``path`` if it cannot be found."""
-    node = yaml.compose(text, Loader=plain_yaml.LOADER)
+    node = yaml.compose(_text(path), Loader=plain_yaml.LOADER)
     for key in keys:
         if isinstance(node, yaml.MappingNode):
             node = next((v for k, v in node.value if k.value == key), None)

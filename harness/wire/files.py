@@ -15,6 +15,7 @@ import re
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from harness.wire.errors import HarnessError
 
@@ -123,6 +124,16 @@ def read_regular(path: Path, *, max_bytes: int) -> bytes:
     """The bytes of the regular file at ``path``. A folder, a FIFO, a socket or a device
     raises NotReadable before anything waits on it (it is opened non-blocking, then
     checked), and so does a file over ``max_bytes``; other OSErrors pass through."""
+    with open_regular(path, max_bytes=max_bytes) as stream:
+        data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise NotReadable(f"{path} has more than the {max_bytes:,} bytes allowed")
+    return data
+
+
+def open_regular(path: Path, *, max_bytes: int) -> BinaryIO:
+    """The regular file at ``path`` opened for reading in binary, checked as
+    ``read_regular`` checks it: for a reader that takes a large file in pieces."""
     path = Path(path)
     if path.is_dir():
         raise NotReadable(f"{path} is a folder, not a file")
@@ -134,12 +145,7 @@ def read_regular(path: Path, *, max_bytes: int) -> bytes:
         if info.st_size > max_bytes:
             raise NotReadable(f"{path} has {info.st_size:,} bytes, more than the {max_bytes:,} allowed")
         os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb") as stream:
-            fd = -1
-            data = stream.read(max_bytes + 1)
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    if len(data) > max_bytes:
-        raise NotReadable(f"{path} has more than the {max_bytes:,} bytes allowed")
-    return data
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

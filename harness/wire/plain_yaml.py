@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Iterator
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -44,16 +44,18 @@ class AliasBomb(HarnessError, yaml.MarkedYAMLError):
     """A document whose aliases, written out, would make it far larger than its text."""
 
 
-def load(text: str) -> Any:
+def load(text: str | bytes | BinaryIO, *, size: int | None = None) -> Any:
     """``yaml.load(text, Loader=CSafeLoader)``, built faster; raises what it raises, and
-    AliasBomb for a document that aliases blow up."""
+    AliasBomb for a document that aliases blow up. ``text`` may be a binary file, read in
+    pieces (no copy of a large file beside what is built from it), with its ``size``."""
     with _collection_paused():
-        return _load(text)  # its node tree is gone when collection resumes
+        return _load(text, limit_for(text if size is None else size))  # its node tree is gone when collection resumes
 
 
-def limit_for(text: str) -> int:
-    """The expanded size allowed to a document of this text."""
-    return UNITS_FREE + 2 * (len(text) // 64 + 1)
+def limit_for(text: str | bytes | int) -> int:
+    """The expanded size allowed to a document of this text (or this many characters)."""
+    length = text if isinstance(text, int) else len(text)
+    return UNITS_FREE + 2 * (length // 64 + 1)
 
 
 def check_expanded(root: yaml.Node, limit: int) -> None:
@@ -92,14 +94,16 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def _load(text: str) -> Any:
+def _load(text: str | bytes | BinaryIO, limit: int) -> Any:
     node = yaml.compose(text, Loader=LOADER)
     if node is None:
         return None
-    check_expanded(node, limit_for(text))
+    check_expanded(node, limit)
     try:
         return _Builder().build(node)
     except (_NotPlain, TypeError, RecursionError):
+        if not isinstance(text, (str, bytes)):
+            text.seek(0)
         return yaml.load(text, Loader=LOADER)
 
 
