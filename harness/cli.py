@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from harness.cassette.modes import MATCHING, RECORD_MODES
+from harness.cassette.shapes import FIELDS as SHAPE_FIELDS
 from harness.wire.errors import HarnessError
 
 DEFAULT_PATHS = ["scenarios"]
@@ -134,6 +135,12 @@ def _proxy(args: argparse.Namespace) -> int:
     from harness.cassette.commands import cmd_proxy
 
     return cmd_proxy(args)
+
+
+def _drift(args: argparse.Namespace) -> int:
+    from harness.cassette.commands import cmd_drift
+
+    return cmd_drift(args)
 
 
 def _scan(args: argparse.Namespace) -> int:
@@ -270,6 +277,23 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     proxy.add_argument("--match-on", choices=tuple(MATCHING), default="body", help="how requests match recorded ones")
     proxy.add_argument("--cwd", help="the client's working directory, written as <cwd> in request bodies")
     proxy.set_defaults(command=_proxy)
+
+    drift = commands.add_parser(
+        "drift",
+        help="ask the live API again and report where its answers' shape departs from the recorded ones",
+        description="Send each recorded request again (or, with --agent, run the agent again over the cassette's user "
+        "lines) to --base-url (default ANTHROPIC_BASE_URL, else the real API, with ANTHROPIC_API_KEY) and compare each "
+        "answer with its recording by shape: status, error type, block types and order, stop reason, tool names and "
+        "argument keys, usage magnitude, the headers an agent reads; not the wording. Exit 0: no drift, 1: drift, "
+        "2: nothing could be compared.",
+    )
+    drift.add_argument("cassettes", nargs="+", metavar="CASSETTE")
+    drift.add_argument("--base-url", help="an Anthropic-compatible server (default: ANTHROPIC_BASE_URL, else the real API)")
+    drift.add_argument("--agent", metavar="MODULE:FACTORY", help="run this agent again instead of resending the requests")
+    drift.add_argument("--ignore", nargs="*", default=[], choices=SHAPE_FIELDS, metavar="FIELD",
+                       help=f"fields not to compare: {', '.join(SHAPE_FIELDS)}")
+    drift.add_argument("--json", metavar="FILE", help="also write the report as JSON (scanned, written atomically)")
+    drift.set_defaults(command=_drift)
 
     scan = commands.add_parser("scan", help="look for secrets in files, decoded as the recorder reads them; exit 1 on any")
     scan.add_argument("paths", nargs="*", default=["cassettes"], help="files or folders (default: cassettes/)")

@@ -6,11 +6,14 @@
                                      file:line: kind: a masked excerpt, never the secret
     harness proxy --upstream URL --record FILE [--port N] [--record-mode MODE]
                                      record any client's session through a loopback proxy
+    harness drift CASSETTE… [--base-url URL] [--agent MODULE:FACTORY] [--ignore FIELD…] [--json FILE]
+                                     the live API's answers against the recorded ones, by shape
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -137,6 +140,57 @@ def cmd_scan(args: argparse.Namespace) -> int:
     print(f"{len(files) - len(unread)} file(s) scanned, {len(findings) or 'no'} possible secret(s)"
           + (f", {len(unread)} not readable" if unread else ""))
     return 1 if findings else 2 if unread else 0
+
+
+def cmd_drift(args: argparse.Namespace) -> int:
+    """Exit 0: no drift; 1: drift; 2: nothing could be compared."""
+    import tempfile
+
+    import httpx2
+
+    from harness.cassette.drift import (
+        DEFAULT_BASE_URL,
+        api_key_for,
+        drift_of_answers,
+        drift_of_requests,
+        http_sender,
+        write_report,
+    )
+    from harness.cassette.record import RecordingFailed, check_base_url, record_session
+    from harness.cassette.replay import lines_from_cassette
+    from harness.wire.cassette_file import load_cassette
+
+    base_url = args.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+    check_base_url(base_url)
+    key = api_key_for(base_url)
+    if key is None:
+        print("harness drift: ANTHROPIC_API_KEY is not set (drift asks the live API; or pass --base-url)", file=sys.stderr)
+        return 2
+    factory = load_factory(args.agent) if args.agent else None
+    reports = []
+    for name in args.cassettes:
+        path = Path(name)
+        recorded = load_cassette(path)
+        try:
+            if factory is None:
+                report = drift_of_requests(path, recorded, http_sender(base_url, key), ignore=args.ignore)
+            else:
+                with tempfile.TemporaryDirectory(prefix="harness-drift-") as tmp:
+                    live = record_session(Path(tmp) / "live.yaml", lines_from_cassette(recorded), base_url=base_url,
+                                          api_key=key, record_mode="all", cwd=tmp, factory=factory)
+                    report = drift_of_answers(path, recorded, load_cassette(live.path), ignore=args.ignore)
+        except (httpx2.HTTPError, RecordingFailed) as error:
+            print(f"harness drift: {path}: could not ask {base_url}: {error}", file=sys.stderr)
+            return 2
+        reports.append(report)
+        for line in report.lines():
+            print(line, flush=True)
+    if args.json:
+        write_report(Path(args.json), reports)
+    drifted = [r for r in reports if r.drifted]
+    print(f"{len(reports)} cassette(s) compared with {base_url}: "
+          + (f"{len(drifted)} drifted" if drifted else "no drift"))
+    return 1 if drifted else 0
 
 
 def _what_was_written(path: Path, before: tuple[int, int, int] | None) -> str:

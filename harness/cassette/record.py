@@ -41,10 +41,10 @@ import anthropic
 from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver, build_agent
+from harness.cassette.modes import RECORD_MODES
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber, replace_cwd
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
-from harness.cassette.modes import RECORD_MODES
 from harness.cassette.vcr_setup import make_vcr
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import RealClock, VirtualClock

@@ -40,6 +40,7 @@ from typing import Any
 from harness.cassette.redaction.config import Settings, configured
 from harness.cassette.redaction.find import pair_secrets
 from harness.cassette.redaction.redact import RedactionError, apply
+from harness.cassette.shapes import SEEN_HEADERS, depended_headers
 
 KEPT_REQUEST_HEADERS = frozenset({"content-type", "anthropic-version", "anthropic-beta"})
 KEPT_RESPONSE_HEADERS = frozenset({"content-type", "retry-after", "retry-after-ms", "x-should-retry"})
@@ -137,6 +138,7 @@ class Scrubber:
             encoding = [e for e in _values(_header(response["headers"], "content-encoding")) if e.lower() != "identity"]
             if encoding:
                 raise RedactionError(f"a response body in content-encoding {encoding[0]!r} cannot be read to redact it")
+            response[SEEN_HEADERS] = sorted(depended_headers(response["headers"]))  # names only: for drift
             response["headers"] = self.headers(response["headers"], KEPT_RESPONSE_HEADERS)
             body = response.get("body") or {}
             if isinstance(body.get("string"), (bytes, str)):

@@ -33,10 +33,10 @@ from harness.cassette.index import (
     CassetteIndex,
     CassetteTransport,
 )
+from harness.cassette.modes import MATCHING, RECORD_MODES
 from harness.cassette.network import block_network
 from harness.cassette.scrub import Scrubber
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
-from harness.cassette.modes import MATCHING, RECORD_MODES
 from harness.cassette.vcr_setup import make_vcr
 from harness.wire.errors import HarnessError
 

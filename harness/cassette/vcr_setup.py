@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.cassette.matching import same_body
+from harness.cassette.modes import MATCHING, RECORD_MODES
 from harness.cassette.redaction.config import configured
 from harness.cassette.scan import Finding, scan_text
 from harness.cassette.scrub import Scrubber
-from harness.cassette.modes import MATCHING, RECORD_MODES
 from harness.wire.errors import HarnessError
 from harness.wire.files import write_atomically
 
