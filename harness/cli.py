@@ -19,7 +19,7 @@ import signal
 import sys
 from typing import Any
 
-from harness.cassette.modes import MATCHING, RECORD_MODES
+from harness.cassette.modes import MATCHING, RECORD_MODES, default_record_mode
 from harness.cassette.shapes import FIELDS as SHAPE_FIELDS
 from harness.wire.errors import HarnessError
 
@@ -93,18 +93,6 @@ def _lint(args: argparse.Namespace) -> int:
     return cmd_lint(args)
 
 
-def _events(args: argparse.Namespace) -> int:
-    from harness.scenario.frontends.file_commands import cmd_events
-
-    return cmd_events(args)
-
-
-def _schema(args: argparse.Namespace) -> int:
-    from harness.scenario.frontends.file_commands import cmd_schema
-
-    return cmd_schema(args)
-
-
 def _serve(args: argparse.Namespace) -> int:
     from harness.cassette.log_scrub import scrub_for_log
     from harness.serve.commands import cmd_serve
@@ -113,40 +101,24 @@ def _serve(args: argparse.Namespace) -> int:
     return cmd_serve(args)
 
 
+def _cassette(args: argparse.Namespace) -> int:
+    """record, replay, proxy, drift and scan: ``harness.cassette.commands``."""
+    from harness.cassette import commands
+
+    return getattr(commands, f"cmd_{args.cassette_command}")(args)
+
+
+def _file(args: argparse.Namespace) -> int:
+    """events and schema: ``harness.scenario.frontends.file_commands``."""
+    from harness.scenario.frontends import file_commands
+
+    return getattr(file_commands, f"cmd_{args.file_command}")(args)
+
+
 def _check_history(args: argparse.Namespace) -> int:
     from harness.oracle.history_file import cmd_check_history
 
     return cmd_check_history(args)
-
-
-def _record(args: argparse.Namespace) -> int:
-    from harness.cassette.commands import cmd_record
-
-    return cmd_record(args)
-
-
-def _replay(args: argparse.Namespace) -> int:
-    from harness.cassette.commands import cmd_replay
-
-    return cmd_replay(args)
-
-
-def _proxy(args: argparse.Namespace) -> int:
-    from harness.cassette.commands import cmd_proxy
-
-    return cmd_proxy(args)
-
-
-def _drift(args: argparse.Namespace) -> int:
-    from harness.cassette.commands import cmd_drift
-
-    return cmd_drift(args)
-
-
-def _scan(args: argparse.Namespace) -> int:
-    from harness.cassette.commands import cmd_scan
-
-    return cmd_scan(args)
 
 
 def jobs_option(text: str) -> int:
@@ -198,10 +170,10 @@ def _parser() -> argparse.ArgumentParser:
     events.add_argument("scenario")
     events.add_argument("--turn", type=int, metavar="N", help="only turn N (from 1)")
     events.add_argument("--reply", type=int, metavar="K", help="only reply K (from 1) of that turn")
-    events.set_defaults(command=_events)
+    events.set_defaults(command=_file, file_command="events")
     schema = commands.add_parser("schema", help="write the JSON Schema of the scenario format")
     schema.add_argument("-o", "--output", help="a file to write (default: standard output)")
-    schema.set_defaults(command=_schema)
+    schema.set_defaults(command=_file, file_command="schema")
     serve = commands.add_parser("serve", help="serve a scenario on a loopback socket, for any client")
     serve.add_argument("scenario")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
@@ -231,13 +203,15 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     record.add_argument("--base-url", help="an Anthropic-compatible server (default: ANTHROPIC_BASE_URL, else the real API)")
     record.add_argument("--model", help="the model (default: mini_agent's)")
     record.add_argument(
-        "--record-mode", choices=RECORD_MODES, default="once",
-        help="vcrpy's record mode; once (default) refuses an existing cassette, all records it again",
+        "--record-mode", choices=RECORD_MODES, default=default_record_mode(),
+        help="pytest-recording's record modes: once records a new cassette and replays an existing one (the default; "
+        "none in CI), rewrite records it again from scratch, new_episodes and all add to it, none only replays",
     )
+    record.add_argument("--max-age", metavar="AGE", help="the cassette's maximum age, written into it: 90s, 12h, 7d, 2w …")
     record.add_argument("--match-on", choices=tuple(MATCHING), default="body", help="how requests match recorded ones")
     record.add_argument("--cwd", default=".", help="the tools' working directory (default: here)")
     record.add_argument("lines", nargs="+", metavar="LINE", help="the user's lines, after --")
-    record.set_defaults(command=_record)
+    record.set_defaults(command=_cassette, cassette_command="record")
 
     replay = commands.add_parser(
         "replay",
@@ -259,8 +233,11 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
         "--in-place", action="store_true",
         help="run the recorded tool calls (Bash commands, writes) in --cwd DIR itself, or in this folder: explicit, on purpose",
     )
+    replay.add_argument("--max-age", metavar="AGE", help="warn (fail in CI) if the cassette is older: 90s, 12h, 7d, 2w …")
+    replay.add_argument("--drop-unused", action="store_true",
+                        help="write the cassette again without the interactions no request got (after a replay that matched)")
     replay.add_argument("lines", nargs="*", metavar="LINE", help="the user's lines (default: read from the cassette)")
-    replay.set_defaults(command=_replay)
+    replay.set_defaults(command=_cassette, cassette_command="replay")
 
     proxy = commands.add_parser(
         "proxy",
@@ -273,10 +250,11 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     proxy.add_argument("--record", required=True, metavar="CASSETTE", help="the cassette file to write")
     proxy.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     proxy.add_argument("--port", type=int, default=8124, help="port (default: %(default)s; 0 picks a free one)")
-    proxy.add_argument("--record-mode", choices=RECORD_MODES, default="once", help="vcrpy's record mode (default: once)")
+    proxy.add_argument("--record-mode", choices=RECORD_MODES, default=default_record_mode(),
+                       help="pytest-recording's record modes (default: once; none in CI)")
     proxy.add_argument("--match-on", choices=tuple(MATCHING), default="body", help="how requests match recorded ones")
     proxy.add_argument("--cwd", help="the client's working directory, written as <cwd> in request bodies")
-    proxy.set_defaults(command=_proxy)
+    proxy.set_defaults(command=_cassette, cassette_command="proxy")
 
     drift = commands.add_parser(
         "drift",
@@ -293,8 +271,8 @@ def _cassette_parsers(commands: argparse._SubParsersAction) -> None:
     drift.add_argument("--ignore", nargs="*", default=[], choices=SHAPE_FIELDS, metavar="FIELD",
                        help=f"fields not to compare: {', '.join(SHAPE_FIELDS)}")
     drift.add_argument("--json", metavar="FILE", help="also write the report as JSON (scanned, written atomically)")
-    drift.set_defaults(command=_drift)
+    drift.set_defaults(command=_cassette, cassette_command="drift")
 
     scan = commands.add_parser("scan", help="look for secrets in files, decoded as the recorder reads them; exit 1 on any")
     scan.add_argument("paths", nargs="*", default=["cassettes"], help="files or folders (default: cassettes/)")
-    scan.set_defaults(command=_scan)
+    scan.set_defaults(command=_cassette, cassette_command="scan")

@@ -19,6 +19,7 @@ from harness.cli import _parser
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / "docs" / "ci" / "harness.yml"
+DRIFT = ROOT / "docs" / "ci" / "drift.yml"
 GUIDE = ROOT / "docs" / "ci.md"
 SHELL_WORDS = {"mkdir", "tee", "cat", "echo", "exit", "{", "}", "cd", "test", "true"}
 OPERATORS = {"|", "||", "&&", ";", "&"}
@@ -74,8 +75,21 @@ def pytest_help() -> str:
 
 def test_the_workflow_parses_and_the_guide_shows_it_as_it_is():
     assert workflow()["jobs"]["harness"]["runs-on"] == "ubuntu-latest"
-    [shown] = fenced(GUIDE.read_text(encoding="utf-8"), "yaml", "````")
-    assert shown == WORKFLOW.read_text(encoding="utf-8")
+    shown = fenced(GUIDE.read_text(encoding="utf-8"), "yaml", "````")
+    assert shown == [WORKFLOW.read_text(encoding="utf-8"), DRIFT.read_text(encoding="utf-8")]
+
+
+def test_the_drift_job_runs_weekly_with_a_key_and_opens_an_issue_on_drift():
+    drift = yaml.safe_load(DRIFT.read_text(encoding="utf-8"))
+    assert drift[True]["schedule"][0]["cron"].endswith("* * 1")  # YAML 1.1 reads the key `on` as True
+    job = drift["jobs"]["drift"]
+    assert job["env"]["ANTHROPIC_API_KEY"] == "${{ secrets.ANTHROPIC_API_KEY }}"
+    [run] = [s for s in job["steps"] if "harness drift" in s.get("run", "")]
+    [issue] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/github-script@")]
+    assert issue["if"] == f"${{{{ failure() && steps.{run['id']}.outcome == 'failure' }}}}"
+    for words in (c for c in commands(run["run"]) if c[0] == "harness"):
+        parsed = _parser().parse_args(words[1:])
+        assert all((ROOT / path).is_file() for path in parsed.cassettes), parsed.cassettes
 
 
 def test_the_workflow_uses_only_github_s_own_actions():

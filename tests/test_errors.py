@@ -21,7 +21,8 @@ def _harness_exceptions() -> list[type[BaseException]]:
         module = importlib.import_module(info.name)
         found += [
             value for value in vars(module).values()
-            if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == info.name
+            if inspect.isclass(value) and issubclass(value, BaseException) and not issubclass(value, Warning)
+            and value.__module__ == info.name
         ]
     return found
 

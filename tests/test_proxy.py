@@ -7,6 +7,7 @@ subprocess, stopped with Ctrl+C), since vcrpy patches httpx2 in the process that
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -27,10 +28,11 @@ FAKE_KEY = "sk-ant-api03-" + "Z" * 93 + "AA"
 PARAMS = {"model": "claude-opus-5-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Say hello"}]}
 
 
-def start_proxy(*args: str) -> tuple[subprocess.Popen[str], str]:
+def start_proxy(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    environment = {k: v for k, v in os.environ.items() if k != "CI"} | (env or {})
     process = subprocess.Popen(
         [sys.executable, "-m", "harness", "proxy", *args, "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=environment,
     )
     first = process.stdout.readline()
     match = re.search(r"on (http://127\.0\.0\.1:\d+)", first)
@@ -66,14 +68,18 @@ def test_a_clients_session_is_recorded_through_the_proxy_without_its_key(tmp_pat
     assert not list(tmp_path.glob(".*.tmp"))
 
 
-def test_an_existing_cassette_is_kept_in_record_mode_once(tmp_path) -> None:
+def test_record_mode_none_answers_only_from_the_cassette_and_never_writes(tmp_path) -> None:
+    """In CI (``CI`` set) this is the default: nothing reaches the network."""
     cassette = tmp_path / "session.yaml"
     cassette.write_text("interactions: []\nversion: 1\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "harness", "proxy", "--upstream", "http://127.0.0.1:9", "--record", str(cassette), "--port", "0"],
-        capture_output=True, text=True, cwd=ROOT, timeout=30,
-    )
-    assert result.returncode == 2 and "exists; --record-mode all records it again" in result.stderr
+    process, url = start_proxy("--upstream", "http://127.0.0.1:9", "--record", str(cassette), env={"CI": "true"})
+    try:
+        with anthropic.Anthropic(base_url=url, api_key="test", max_retries=0) as client:
+            with pytest.raises(anthropic.APIStatusError):
+                client.messages.create(**PARAMS)
+    finally:
+        output = stop(process)
+    assert "record mode none" in output
     assert cassette.read_text() == "interactions: []\nversion: 1\n"
 
 

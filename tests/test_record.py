@@ -14,7 +14,6 @@ import pytest
 import yaml
 
 from harness.cassette.record import (
-    CassetteExists,
     RecordingFailed,
     drive,
     record_over_loopback,
@@ -27,7 +26,7 @@ from harness.cassette.vcr_setup import AtomicPersister, SecretsFound, write_atom
 from harness.cli import main
 from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
-from harness.wire.cassette_file import load_cassette
+from harness.wire.cassette_file import load_cassette, response_body_bytes
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
 from mini_agent.events import Notice, TurnEnd
@@ -94,10 +93,13 @@ def test_the_cassette_is_in_vcrpys_own_format(tmp_path, workspace, api_key):
     cassette = tmp_path / "demo.yaml"
     with loopback(READ_THEN_ANSWER) as (server, _):
         record_session(cassette, ["Summarize the README"], base_url=server.url, cwd=workspace)
-    requests, responses = deserialize(cassette.read_text(), yamlserializer)
+    requests, responses, metadata = deserialize(cassette.read_text(), yamlserializer)
     assert [(r.method, r.path) for r in requests] == [("POST", "/v1/messages")] * 2
     assert [r["status"]["code"] for r in responses] == [200, 200]
     assert yaml.safe_load(cassette.read_text())["version"] == 1
+    age = metadata["harness"]  # vcrpy's own metadata block: when, with what, for which models
+    assert set(age) == {"recorded_at", "sdk", "harness", "models"} and age["models"] == ["claude-opus-5-5"]
+    assert age["sdk"].startswith("Anthropic/Python ") and age["recorded_at"].endswith("Z")
 
 
 def test_a_key_the_agent_reads_from_a_file_is_redacted_and_the_replay_still_matches(tmp_path, workspace, api_key):
@@ -131,24 +133,40 @@ def test_the_working_directory_is_written_as_cwd(tmp_path, workspace, api_key):
     assert replay_session(cassette, cwd=elsewhere).transcript == result.transcript
 
 
-def test_record_mode_once_refuses_an_existing_cassette(tmp_path, api_key, capsys):
+def test_record_mode_once_replays_an_existing_cassette_and_leaves_it_as_it_was(tmp_path, workspace, api_key, capsys):
+    """pytest-recording's ``once``: a cassette that exists is replayed, nothing goes out."""
     cassette = tmp_path / "kept.yaml"
-    cassette.write_text("interactions: []\nversion: 1\n")
-    assert main(["record", "--cassette", str(cassette), "--base-url", "http://127.0.0.1:9", "--", "hi"]) == 2
-    assert "kept.yaml exists; --record-mode all records it again" in capsys.readouterr().err
-    assert cassette.read_text() == "interactions: []\nversion: 1\n"
-    with pytest.raises(CassetteExists):
-        record_session(cassette, ["hi"], base_url="http://127.0.0.1:9")
+    with loopback(READ_THEN_ANSWER) as (server, _):
+        record_session(cassette, ["Summarize the README"], base_url=server.url, cwd=workspace)
+    before = cassette.read_text()
+    dead = "http://127.0.0.1:9"  # nothing listens there: only the cassette can answer
+    assert main(["record", "--cassette", str(cassette), "--base-url", dead, "--cwd", str(workspace), "--",
+                 "Summarize the README"]) == 0
+    assert "record mode once replayed it; --record-mode rewrite records it again" in capsys.readouterr().out
+    assert cassette.read_text() == before
 
 
-def test_record_mode_all_records_the_session_from_scratch(tmp_path, workspace, api_key):
+def test_record_mode_rewrite_records_the_session_from_scratch(tmp_path, workspace, api_key):
     cassette = tmp_path / "demo.yaml"
     with loopback([Reply(message={"text": "First version."})]) as (server, _):
         record_session(cassette, ["Say something"], base_url=server.url, cwd=workspace)
     with loopback(READ_THEN_ANSWER) as (server, _):
-        result = record_session(cassette, ["Summarize the README"], base_url=server.url, cwd=workspace, record_mode="all")
+        result = record_session(cassette, ["Summarize the README"], base_url=server.url, cwd=workspace, record_mode="rewrite")
     assert result.written and result.interactions == 2
     assert "First version" not in cassette.read_text()
+
+
+def test_record_mode_all_records_every_request_and_keeps_the_old_ones_it_did_not_make_again(tmp_path, workspace, api_key):
+    """vcrpy's and pytest-recording's ``all``: nothing replayed; what is recorded again
+    replaces its old recording, the rest of the old cassette stays."""
+    cassette = tmp_path / "demo.yaml"
+    with loopback([Reply(message={"text": "First version."}), Reply(message={"text": "Old answer."})]) as (server, _):
+        record_session(cassette, ["Say something", "Say more"], base_url=server.url, cwd=workspace)
+    with loopback([Reply(message={"text": "Second version."})]) as (server, responder):
+        result = record_session(cassette, ["Say something"], base_url=server.url, cwd=workspace, record_mode="all")
+    assert len(responder.requests) == 1 and result.written and result.interactions == 2
+    answers = b"".join(response_body_bytes(i["response"]) for i in load_cassette(cassette))
+    assert b"Second version" in answers and b"Old answer" in answers and b"First version" not in answers
 
 
 def test_record_mode_new_episodes_replays_what_it_has_and_records_the_rest(tmp_path, workspace, api_key):
@@ -185,7 +203,7 @@ def test_ctrl_c_while_recording_leaves_the_previous_cassette_intact(tmp_path, wo
 
     with loopback(READ_THEN_ANSWER) as (server, _), pytest.raises(KeyboardInterrupt):
         record_session(
-            cassette, ["Summarize the README"], base_url=server.url, cwd=workspace, record_mode="all",
+            cassette, ["Summarize the README"], base_url=server.url, cwd=workspace, record_mode="rewrite",
             write=press_ctrl_c_on_the_answer,
         )
     assert cassette.read_text() == previous
@@ -237,7 +255,7 @@ def test_a_cassette_that_still_looks_like_it_holds_a_secret_is_not_written(tmp_p
     request = Request("POST", "https://api.anthropic.com/v1/messages", b"{}", {"x-api-key": "abcd" + "1234efgh"})
     response = {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": b"ok"}}
     with pytest.raises(SecretsFound, match=r"demo.yaml:\d+: api-key-header"):
-        AtomicPersister.save_cassette(tmp_path / "demo.yaml", {"requests": [request], "responses": [response]}, yamlserializer)
+        AtomicPersister().save_cassette(tmp_path / "demo.yaml", {"requests": [request], "responses": [response]}, yamlserializer)
     assert os.listdir(tmp_path) == []
 
 

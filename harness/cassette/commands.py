@@ -25,8 +25,9 @@ EXIT_INTERRUPTED = 130
 
 def cmd_record(args: argparse.Namespace) -> int:
     from harness.agents.mini_agent import SettingsError, settings_from_environment
+    from harness.cassette.age import AgeError
     from harness.cassette.diff import ReplayMismatch
-    from harness.cassette.record import CassetteExists, RecordingFailed, record_session
+    from harness.cassette.record import RecordingFailed, record_session
     from harness.cassette.redaction.redact import RedactionError
     from harness.cassette.vcr_setup import SecretsFound
 
@@ -40,9 +41,9 @@ def cmd_record(args: argparse.Namespace) -> int:
         )
         result = record_session(
             args.cassette, args.lines, base_url=args.base_url, model=args.model, record_mode=args.record_mode,
-            match_on=args.match_on, cwd=args.cwd, factory=factory, settings=settings, write=_live,
+            match_on=args.match_on, cwd=args.cwd, factory=factory, settings=settings, write=_live, max_age=args.max_age,
         )
-    except (CassetteExists, RecordingFailed, SettingsError, AgentSpecError) as error:
+    except (AgeError, RecordingFailed, SettingsError, AgentSpecError) as error:
         print(f"harness record: {error}", file=sys.stderr)
         return 2
     except (SecretsFound, RedactionError, ReplayMismatch) as error:
@@ -53,6 +54,8 @@ def cmd_record(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     verb = "wrote" if result.written else "did not change"
     print(f"\n{verb} {result.path}: {result.interactions} interaction(s), record mode {result.record_mode}")
+    if not result.written and result.record_mode == "once":
+        print("  the cassette exists, so record mode once replayed it; --record-mode rewrite records it again")
     return 0
 
 
@@ -62,17 +65,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
         settings_from_cassette,
         settings_from_environment,
     )
+    from harness.cassette.age import AgeError, age_of
     from harness.cassette.diff import ReplayMismatch
     from harness.cassette.network import NetworkBlocked
     from harness.cassette.replay import replay_session, request_bodies
-    from harness.wire.cassette_file import CassetteError, load_cassette
+    from harness.cassette.vcr_setup import drop_interactions
+    from harness.wire.cassette_file import CassetteError, read_cassette
 
     try:
         factory = load_factory(args.agent) if args.agent else None
+        cassette = read_cassette(args.cassette)
+        age = age_of(args.cassette, cassette.metadata, [args.max_age])
         settings = None
         if factory is None:  # mini_agent: what the recording ran with, as far as requests do not show it
             base, _ = settings_from_environment()
-            settings = settings_from_cassette(request_bodies(load_cassette(args.cassette)), base)
+            settings = settings_from_cassette(request_bodies(cassette.interactions), base)
         result = replay_session(
             args.cassette, args.lines or None, engine=args.engine, match_on=args.match_on, cwd=args.cwd,
             in_place=args.in_place, factory=factory, settings=settings, write=_live,
@@ -80,14 +87,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except (ReplayMismatch, NetworkBlocked) as error:
         print(f"\nharness replay: {error}", file=sys.stderr)
         return 1
-    except (CassetteError, SettingsError, AgentSpecError) as error:
+    except (AgeError, CassetteError, SettingsError, AgentSpecError) as error:
         print(f"harness replay: {error}", file=sys.stderr)
         return 2
     print(f"\n{result.requests} request(s) replayed from {args.cassette} ({args.engine})")
-    if result.unused:
-        print(f"harness replay: interaction(s) {', '.join(map(str, result.unused))} were never requested", file=sys.stderr)
+    if age.message():
+        print(f"harness replay: {age.message()}", file=sys.stderr)
+    unused = ", ".join(map(str, result.unused))
+    if result.unused and args.drop_unused:
+        left = drop_interactions(args.cassette, result.unused)
+        print(f"harness replay: dropped interaction(s) {unused}, never requested; {left} left", file=sys.stderr)
+    elif result.unused:
+        print(f"harness replay: interaction(s) {unused} were never requested (--drop-unused drops them)", file=sys.stderr)
         return 1
-    return 0
+    return 1 if age.fails else 0
 
 
 def cmd_proxy(args: argparse.Namespace) -> int:
@@ -100,9 +113,6 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     from harness.wire.cassette_file import load_cassette
 
     path = Path(args.record)
-    if args.record_mode == "once" and path.exists():
-        print(f"harness proxy: {path} exists; --record-mode all records it again, new_episodes adds to it", file=sys.stderr)
-        return 2
     proxy = RecordingProxy(args.upstream, host=args.host, port=args.port, log=lambda line: _live(line + "\n"))
     try:
         with make_vcr(record_mode=args.record_mode, match_on=args.match_on, cwd=args.cwd).use_cassette(str(path)):

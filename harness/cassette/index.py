@@ -27,7 +27,7 @@ from harness.cassette.diff import ReplayMismatch, body_diff, mismatch_response
 from harness.cassette.matching import LiveBodies, body_digest
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber
-from harness.wire.cassette_file import load_cassette, response_body_bytes
+from harness.wire.cassette_file import read_cassette, response_body_bytes
 from harness.wire.chunks import wire_response
 
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
@@ -58,8 +58,11 @@ class CassetteIndex:
     ) -> None:
         if match_on not in ("body", "order"):
             raise ValueError(f"match_on {match_on!r}: choose body or order")
+        self.metadata: Mapping[str, Any] = {}  # vcrpy's metadata block (the cassette's age)
         if isinstance(cassette, (str, Path)):
-            self.interactions: Sequence[Mapping[str, Any]] = load_cassette(cassette)
+            read = read_cassette(cassette)
+            self.interactions: Sequence[Mapping[str, Any]] = read.interactions
+            self.metadata = read.metadata
         else:
             self.interactions = cassette
         self.name = name or (str(cassette) if isinstance(cassette, (str, Path)) else "the cassette")

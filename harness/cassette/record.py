@@ -6,16 +6,16 @@
         fault server on a loopback socket (how cassettes/loopback_*.yaml are made)
     drive(agent, lines, write)   the REPL without a terminal: echo, turn, render
 
-Record modes are vcrpy's: ``once`` (the default) refuses an existing cassette,
-``all`` records it again from scratch, ``new_episodes`` replays what matches and adds
-what does not, ``none`` only replays. The cassette is scrubbed, scanned and written
-atomically (``harness.cassette.vcr_setup``); Ctrl+C or any crash writes nothing, and so
-does a body the scrubber cannot redact safely: the recording stops at that request.
+Record modes are pytest-recording's (``harness.cassette.modes``): ``once`` records a
+new cassette and replays one that exists, ``rewrite`` records it again from scratch,
+``new_episodes`` replays what matches and adds what does not, ``all`` records every
+request and adds them, ``none`` only replays. The cassette is stamped with its age,
+scrubbed, scanned and written atomically (``harness.cassette.vcr_setup``); Ctrl+C or any
+crash writes nothing, and so does a body the scrubber cannot redact safely: the
+recording stops at that request.
 
 Errors::
 
-    FileExistsError
-     └── CassetteExists      record mode ``once`` and the cassette is already there
     ValueError
      ├── SecretsFound        (harness.cassette.vcr_setup) the scan flagged the cassette: not written
      ├── RedactionError      (harness.cassette.redaction.redact) a body that cannot be
@@ -51,10 +51,6 @@ from harness.wire.clock import RealClock, VirtualClock
 from harness.wire.errors import HarnessError
 
 LOOPBACK_API_KEY = "harness-loopback"
-
-
-class CassetteExists(HarnessError, FileExistsError):
-    """Record mode ``once`` refuses to touch a cassette that exists."""
 
 
 class RecordingFailed(HarnessError, ValueError):
@@ -123,13 +119,15 @@ def record_session(
     write: Callable[[str], object] | None = None,
     clock: RealClock | VirtualClock | None = None,
     before_save: Callable[[], None] | None = None,
+    max_age: Any = None,
 ) -> RecordResult:
     """Run the agent over ``lines`` with vcrpy recording into ``cassette``.
 
     ``factory`` builds the agent from an ``AgentContext`` (the recording clients, the
     clock — real time unless given —, the working folder, ``scenario_settings``); by
-    default mini_agent with ``settings`` (and ``model``). ``before_save`` runs after the last turn, before vcrpy writes: raising
-    there writes nothing (as does any exception, Ctrl+C included)."""
+    default mini_agent with ``settings`` (and ``model``). ``before_save`` runs after the last
+    turn, before vcrpy writes: raising there writes nothing (as does any exception, Ctrl+C
+    included). ``max_age`` goes into the cassette's metadata (``harness.cassette.age``)."""
     path = Path(cassette)
     if record_mode not in RECORD_MODES:
         raise ValueError(f"record mode {record_mode!r}: choose one of {', '.join(RECORD_MODES)}")
@@ -139,10 +137,6 @@ def record_session(
         check_base_url(base_url)
     if not Path(cwd).is_dir():
         raise RecordingFailed(f"--cwd {cwd}: no such folder (the agent's tools run there)")
-    if record_mode == "once" and path.exists():
-        raise CassetteExists(
-            f"{path} exists; --record-mode all records it again, new_episodes adds to it, none replays it"
-        )
     if api_key is None and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
         api_key = os.environ.get("ANTHROPIC_API_KEY")
         if api_key is None:
@@ -169,7 +163,7 @@ def record_session(
 
     before = _identity(path)
     scrubber = Scrubber(workdir)
-    recorder = make_vcr(record_mode=record_mode, match_on=match_on, scrubber=scrubber)
+    recorder = make_vcr(record_mode=record_mode, match_on=match_on, scrubber=scrubber, max_age=max_age)
     with recorder.use_cassette(str(path)):
         drive(agent, itertools.takewhile(lambda _: not scrubber.failures, lines), emit)
         if scrubber.failures:

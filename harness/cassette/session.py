@@ -23,7 +23,7 @@ from __future__ import annotations
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import anthropic
 import httpx2
@@ -80,11 +80,15 @@ class CassetteSession:
         self.scrubber: Scrubber | None = None  # when vcrpy is in use
         self._guards: list[VcrGuard | AsyncVcrGuard] = []
         self._stack = ExitStack()
+        self._replaying: bool | None = None
 
     @property
     def replaying(self) -> bool:
-        """Whether requests are answered from the file (else they go out and are recorded)."""
-        return self.record_mode == "none" or (self.record_mode == "once" and self.path.exists())
+        """Whether requests are answered from the file (else they go out and are recorded),
+        as it was when the session began."""
+        if self._replaying is None:
+            self._replaying = self.record_mode == "none" or (self.record_mode == "once" and self.path.exists())
+        return self._replaying
 
     def __enter__(self) -> CassetteSession:
         if self.cwd is None:  # a fresh folder for the agent's tools, removed at the end
@@ -140,6 +144,23 @@ class CassetteSession:
         mismatches += [m for guard in self._guards for m in guard.mismatches]
         failures = self.scrubber.failures if self.scrubber is not None else []
         return [str(m) for m in mismatches] + [f"not recorded, the cassette was not written: {f}" for f in failures]
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """The cassette's metadata block as read (its age: ``harness.cassette.age``)."""
+        if self.index is not None:
+            return self.index.metadata
+        return getattr(self.vcr_cassette, "_metadata", None) or {}
+
+    @property
+    def unused(self) -> list[int]:
+        """Recorded interactions (numbered from 1) that no request of a replay got."""
+        if not self.replaying:
+            return []
+        if self.index is not None:
+            return self.index.unused
+        cassette = self.vcr_cassette
+        return [n + 1 for n in range(len(cassette.data)) if not cassette.play_counts[n]] if cassette is not None else []
 
     @property
     def play_count(self) -> int:

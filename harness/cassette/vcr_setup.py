@@ -1,14 +1,17 @@
 """vcrpy as the harness uses it: the recorder, the file format, and the
 pytest-recording-compatible replay path.
 
-``make_vcr(record_mode, match_on, cwd, scrubber)`` is a ``vcr.VCR`` that scrubs every
-request and response before it is kept (``harness.cassette.scrub``), matches bodies with
-placeholder tags ignored (``harness.cassette.matching.same_body``), never saves after an
-exception, and saves through ``AtomicPersister``: serialise, scan for secrets with the
-same rules, then ``harness.wire.files.write_atomically`` (a temporary file in the
-cassette's folder, fsync, ``os.replace``; stale temporaries of killed writers swept
-first). A crash or Ctrl+C leaves the previous cassette (or no file), never a truncated
-one; a cassette the scanner flags is not written at all.
+``make_vcr(record_mode, match_on, cwd, scrubber, max_age)`` is a ``vcr.VCR`` that scrubs
+every request and response before it is kept (``harness.cassette.scrub``), matches
+bodies with placeholder tags ignored (``harness.cassette.matching.same_body``), never
+saves after an exception, and saves through ``AtomicPersister``: stamp the cassette's
+age (``harness.cassette.age``: when, with which SDK and harness, for which models),
+serialise, scan for secrets with the same rules, then
+``harness.wire.files.write_atomically`` (a temporary file in the cassette's folder,
+fsync, ``os.replace``; stale temporaries of killed writers swept first). A crash or
+Ctrl+C leaves the previous cassette (or no file), never a truncated one; a cassette the
+scanner flags is not written at all. Record modes are pytest-recording's
+(``harness.cassette.modes``).
 
 Errors::
 
@@ -20,18 +23,22 @@ Errors::
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.cassette.age import METADATA_KEY, harness_version, stamp
 from harness.cassette.matching import same_body
-from harness.cassette.modes import MATCHING, RECORD_MODES
+from harness.cassette.modes import MATCHING, RECORD_MODES, VCR_MODE
 from harness.cassette.redaction.config import configured
 from harness.cassette.scan import Finding, scan_text
 from harness.cassette.scrub import Scrubber
 from harness.wire.errors import HarnessError
 from harness.wire.files import write_atomically
 
-__all__ = ["MATCHING", "RECORD_MODES", "AtomicPersister", "SecretsFound", "make_vcr", "write_atomically"]
+__all__ = ["MATCHING", "RECORD_MODES", "AtomicPersister", "SecretsFound", "Stamper", "drop_interactions", "make_vcr",
+           "write_atomically"]
 
 
 
@@ -45,8 +52,50 @@ class SecretsFound(HarnessError, ValueError):
         super().__init__(f"not written: the cassette still looks like it holds secrets:\n{lines}{more}")
 
 
+class Stamper:
+    """What a recording notes for the cassette's age: the models its requests name and the
+    client that sent them (its ``user-agent``), read before the request is scrubbed."""
+
+    def __init__(self, *, fresh: bool, max_age: Any = None) -> None:
+        self.fresh = fresh  # rewrite: a new age, whatever the old cassette said
+        self.max_age = max_age
+        self.models: set[str] = set()
+        self.clients: set[str] = set()
+
+    def saw(self, request: Any) -> None:
+        """vcrpy's request hook, before scrubbing."""
+        agent = request.headers.get("user-agent") or request.headers.get("User-Agent")
+        if agent:
+            self.clients.add(str(agent))
+        try:
+            model = json.loads(request.body or b"null").get("model")
+        except (ValueError, AttributeError, TypeError):
+            return
+        if isinstance(model, str):
+            self.models.add(model)
+
+    def metadata(self, old: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The cassette's metadata after this recording: a new age when it starts the
+        cassette afresh, else the old one with the models added."""
+        metadata = dict(old or {})
+        previous = metadata.get(METADATA_KEY)
+        if self.fresh or not isinstance(previous, Mapping) or "recorded_at" not in previous:
+            sdk = ", ".join(sorted(self.clients)) or "unknown"
+            metadata[METADATA_KEY] = stamp(models=self.models, sdk=sdk, harness=harness_version(), max_age=self.max_age)
+        else:
+            kept = dict(previous)
+            kept["models"] = sorted(set(kept.get("models") or ()) | self.models)
+            if self.max_age is not None:
+                kept["max_age"] = self.max_age
+            metadata[METADATA_KEY] = kept
+        return metadata
+
+
 class AtomicPersister:
-    """vcrpy's filesystem persister, but the save is scanned and atomic."""
+    """vcrpy's filesystem persister, but the save is stamped, scanned and atomic."""
+
+    def __init__(self, stamper: Stamper | None = None) -> None:
+        self.stamper = stamper
 
     @staticmethod
     def load_cassette(cassette_path: Any, serializer: Any) -> Any:
@@ -54,15 +103,37 @@ class AtomicPersister:
 
         return FilesystemPersister.load_cassette(cassette_path, serializer)
 
-    @staticmethod
-    def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+    def save_cassette(self, cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
         from vcr.serialize import serialize
 
+        if self.stamper is not None:
+            cassette_dict = {**cassette_dict, "metadata": self.stamper.metadata(cassette_dict.get("metadata"))}
         text = serialize(cassette_dict, serializer)
         findings = scan_text(text, str(cassette_path), settings=configured(), entropy=False)
         if findings:
             raise SecretsFound(findings)
         write_atomically(Path(cassette_path), text)
+
+
+def drop_interactions(path: str | Path, numbers: Iterable[int]) -> int:
+    """Write the cassette at ``path`` again without the interactions ``numbers`` (from 1):
+    scanned and atomic like a recording, its metadata (its age) kept; how many are left."""
+    from vcr.serializers import yamlserializer
+
+    from harness.wire.cassette_file import read_cassette
+
+    cassette = read_cassette(path)
+    dropped = set(numbers)
+    kept = [i for n, i in enumerate(cassette.interactions, 1) if n not in dropped]
+    data: dict[str, Any] = {"interactions": kept, "version": 1}
+    if cassette.metadata:
+        data["metadata"] = cassette.metadata
+    text = yamlserializer.serialize(data)
+    findings = scan_text(text, str(path), settings=configured(), entropy=False)
+    if findings:
+        raise SecretsFound(findings)
+    write_atomically(Path(path), text)
+    return len(kept)
 
 
 def make_vcr(
@@ -71,15 +142,15 @@ def make_vcr(
     match_on: str = "body",
     cwd: str | Path | None = None,
     scrubber: Scrubber | None = None,
+    max_age: Any = None,
 ) -> Any:
     """A ``vcr.VCR`` configured for Anthropic sessions (see the module docstring).
 
     ``match_on``: ``body`` (method, path and JSON body) or ``order`` (method and path:
     the n-th request gets the n-th recorded answer). ``cwd``: the agent's working
     directory, written as ``<cwd>`` in request bodies. ``scrubber``: the recording's own
-    (to read its ``failures``); by default a new one for ``cwd``. In ``all`` mode the
-    cassette is recorded from scratch (vcrpy would otherwise keep old interactions
-    nobody asked for).
+    (to read its ``failures``); by default a new one for ``cwd``. ``max_age``: written
+    into the cassette's metadata (``7d``, ``12h`` …).
     """
     import vcr
 
@@ -88,14 +159,20 @@ def make_vcr(
     if match_on not in MATCHING:
         raise ValueError(f"match_on {match_on!r}: choose one of {', '.join(MATCHING)}")
     scrubber = scrubber or Scrubber(cwd)
+    stamper = Stamper(fresh=record_mode == "rewrite", max_age=max_age)
+
+    def before_record_request(request: Any) -> Any:
+        stamper.saw(request)
+        return scrubber.request(request)
+
     recorder = vcr.VCR(
-        record_mode=record_mode,
+        record_mode=VCR_MODE[record_mode],
         match_on=MATCHING[match_on],
-        before_record_request=scrubber.request,
+        before_record_request=before_record_request,
         before_record_response=scrubber.response,
         record_on_exception=False,
-        drop_unused_requests=record_mode == "all",
+        drop_unused_requests=record_mode == "rewrite",
     )
     recorder.register_matcher("harness_body", same_body)
-    recorder.register_persister(AtomicPersister)
+    recorder.register_persister(AtomicPersister(stamper))
     return recorder

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,21 @@ class CassetteError(HarnessError, ValueError):
 
 
 def load_cassette(path: str | Path) -> list[dict]:
-    """The interactions of the vcrpy cassette at ``path``, each ``{request, response}``.
-    YAML reads the file in pieces: a cassette of tens of megabytes is never held beside
-    what is built from it."""
+    """The interactions of the vcrpy cassette at ``path``, each ``{request, response}``."""
+    return read_cassette(path).interactions
+
+
+@dataclass(frozen=True)
+class CassetteFile:
+    """A cassette as read: its interactions and vcrpy's ``metadata`` block (empty if none)."""
+
+    interactions: list[dict]
+    metadata: dict[str, Any]
+
+
+def read_cassette(path: str | Path) -> CassetteFile:
+    """The vcrpy cassette at ``path``, checked. YAML reads the file in pieces: a cassette
+    of tens of megabytes is never held beside what is built from it."""
     path = Path(path)
     try:
         with open_regular(path, max_bytes=MAX_CASSETTE_BYTES) as stream:
@@ -41,7 +54,10 @@ def load_cassette(path: str | Path) -> list[dict]:
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read cassette: {exc}") from None
     except yaml.reader.ReaderError as exc:
-        raise CassetteError(f"{path}: cannot read cassette: {exc.reason} at byte {exc.position}") from None
+        if "UTF-8" in str(exc.reason):  # not text at all: no line to name
+            raise CassetteError(f"{path}: cannot read cassette: {exc.reason} at byte {exc.position}") from None
+        (line, col), sentence = yaml_error_message(exc, _text(path))
+        raise CassetteError(f"{path}:{line}:{col}: {sentence}") from None
     except yaml.YAMLError as exc:
         (line, col), sentence = yaml_error_message(exc, _text(path))
         raise CassetteError(f"{path}:{line}:{col}: {sentence}") from None
@@ -58,7 +74,10 @@ def load_cassette(path: str | Path) -> list[dict]:
         if problem:
             key, message = problem
             raise CassetteError(f"{_where(path, ['interactions', n, *key])}: interaction {n}: {message}")
-    return interactions
+    metadata = data.get("metadata") or {}
+    if not isinstance(metadata, Mapping):
+        raise CassetteError(f"{_where(path, ['metadata'])}: 'metadata' must be a mapping")
+    return CassetteFile(interactions, dict(metadata))
 
 
 def _text(path: Path) -> str:
