@@ -24,7 +24,7 @@ Errors::
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +54,13 @@ class SecretsFound(HarnessError, ValueError):
 
 class Stamper:
     """What a recording notes for the cassette's age: the models its requests name and the
-    client that sent them (its ``user-agent``), read before the request is scrubbed."""
+    client that sent them (its ``user-agent``), read before the request is scrubbed and
+    redacted like the rest (``scrub``)."""
 
-    def __init__(self, *, fresh: bool, max_age: Any = None) -> None:
+    def __init__(self, *, fresh: bool, max_age: Any = None, scrub: Callable[[str], str] = str) -> None:
         self.fresh = fresh  # rewrite: a new age, whatever the old cassette said
         self.max_age = max_age
+        self.scrub = scrub
         self.models: set[str] = set()
         self.clients: set[str] = set()
 
@@ -66,13 +68,13 @@ class Stamper:
         """vcrpy's request hook, before scrubbing."""
         agent = request.headers.get("user-agent") or request.headers.get("User-Agent")
         if agent:
-            self.clients.add(str(agent))
+            self.clients.add(self.scrub(str(agent)))
         try:
             model = json.loads(request.body or b"null").get("model")
         except (ValueError, AttributeError, TypeError):
             return
         if isinstance(model, str):
-            self.models.add(model)
+            self.models.add(self.scrub(model))
 
     def metadata(self, old: Mapping[str, Any] | None) -> dict[str, Any]:
         """The cassette's metadata after this recording: a new age when it starts the
@@ -159,7 +161,7 @@ def make_vcr(
     if match_on not in MATCHING:
         raise ValueError(f"match_on {match_on!r}: choose one of {', '.join(MATCHING)}")
     scrubber = scrubber or Scrubber(cwd)
-    stamper = Stamper(fresh=record_mode == "rewrite", max_age=max_age)
+    stamper = Stamper(fresh=record_mode == "rewrite", max_age=max_age, scrub=scrubber.text)
 
     def before_record_request(request: Any) -> Any:
         stamper.saw(request)
