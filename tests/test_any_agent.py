@@ -24,6 +24,7 @@ from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.problem import Kind
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
 from harness.serve.server import FaultServer
@@ -61,7 +62,7 @@ def test_the_tool_runner_agent_runs_the_whole_library_without_the_harness_failin
     for path in LIBRARY:
         outcome = run_scenario(load_scenario(path), agent=factory)
         failed += not outcome.passed
-        harness_trouble = [p for p in outcome.problems if "cannot be served" in p or p.startswith("harness:")]
+        harness_trouble = [p for p in outcome.problems if p.kind is Kind.HARNESS]
         assert not harness_trouble, format_timeline(outcome)
     assert failed > 10  # its real failures, listed in docs/your-agent.md
 
