@@ -29,4 +29,4 @@ def test_a_notice_pattern_is_looked_for_after_the_one_before_it(tmp_path):
     assert problem.kind is Kind.EXPECTATION and str(problem).startswith(
         "turn 1: expect.mini_agent.notices[1]: no notice matching '529' after the one 'Retrying' matched; the turn showed ["
     )
-    assert "in order" not in problem
+    assert "in order" not in problem.text

@@ -36,9 +36,10 @@ JITTER_SEED = 0  # recording and replay draw the same retry jitter, so their not
 SETTING_NAMES = tuple(f.name for f in fields(Settings))
 
 __all__ = [
-    "JITTER_SEED", "EventRenderer", "MiniAgentUnderTest", "factory", "harness_event", "Settings", "SettingsError",
-    "mini_agent_factory", "settings_for", "settings_from_cassette", "settings_from_environment",
+    "JITTER_SEED", "EventRenderer", "MiniAgentUnderTest", "factory", "harness_event", "own_event", "Settings",
+    "SettingsError", "mini_agent_factory", "settings_for", "settings_from_cassette", "settings_from_environment",
 ]
+
 _HARNESS_EVENTS: dict[type, type] = {
     own_events.Notice: events.Notice, own_events.TextDelta: events.TextDelta, own_events.ToolCall: events.ToolCall,
     own_events.ToolResult: events.ToolResult, own_events.MessageDone: events.MessageDone,
