@@ -103,9 +103,6 @@ class TranslatedEvents(Iterator[Any]):
     def __next__(self) -> Any:
         return self._translate(next(self._events))
 
-    def send(self, value: Any) -> Any:
-        return self._translate(self._events.send(value))
-
     def throw(self, error: BaseException | type[BaseException]) -> Any:
         """Raise ``error`` inside the agent's turn; the event it yields next, translated."""
         return self._translate(self._events.throw(error))
