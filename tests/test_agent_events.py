@@ -5,15 +5,19 @@ still reach mini_agent's own turn."""
 
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, get_args
 
 import pytest
 
 from harness.agents import events
-from harness.agents.mini_agent import EventRenderer, harness_event, mini_agent_factory, own_event
+from harness.agents.mini_agent import (
+    EventRenderer,
+    harness_event,
+    mini_agent_factory,
+    own_event,
+)
 from harness.oracle import check_history
 from harness.scenario.fake_api.clients import sync_client
 from harness.scenario.fake_api.transport import ScenarioTransport
@@ -54,7 +58,7 @@ def mini_agent(tmp_path: Path, replies: list[Reply]) -> Any:
 
 
 def test_every_mini_agent_event_becomes_the_harness_s_and_comes_back_unchanged() -> None:
-    assert {type(e) for e in MINI_AGENT_EVENTS} == set(typing.get_args(own_events.Event))  # every kind it has
+    assert {type(e) for e in MINI_AGENT_EVENTS} == set(get_args(own_events.Event))  # every kind it has
     for event in MINI_AGENT_EVENTS:
         translated = harness_event(event)
         assert isinstance(translated, events.Event) and not isinstance(translated, type(event))
@@ -156,3 +160,12 @@ def test_an_agent_s_own_objects_are_counted_but_not_read(tmp_path: Path) -> None
     assert outcome.not_checked == ["turn 1: expect.notices (needs agent events)", "turn 1: expect.text (needs agent events)"]
     assert len(outcome.turns[0].events) == 3 and outcome.turns[0].end is None
     assert "notice:" not in format_timeline(outcome)
+
+
+def test_an_agent_s_own_objects_count_for_an_interrupt_at_an_event(tmp_path: Path) -> None:
+    path = tmp_path / "closed.yaml"
+    path.write_text(SCENARIO.format(notice="Asking").replace("    expect:", "    interrupt: {at_event: 2, close: true}\n    expect:"),
+                    encoding="utf-8")
+    outcome = run_scenario(load_scenario(path), agent=OwnWords)
+    first = outcome.turns[0]
+    assert first.interrupted and first.closed and [type(e) for _, _, e in first.events] == [Notice, str]
