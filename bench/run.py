@@ -252,7 +252,7 @@ def ten_retries(scale: float) -> dict[str, Any]:
     samples = repeat(lambda: run_scenario(scenario), times=n_of(20, scale))
     return {
         "passed": outcome.passed,
-        "problems": outcome.problems,
+        "problems": [str(p) for p in outcome.problems],
         "requests": len(outcome.requests),
         "virtual_seconds": sum(s for _, _, s in outcome.sleeps),
         "ms": ms(samples),

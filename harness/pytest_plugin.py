@@ -128,7 +128,7 @@ def fault_api(request: pytest.FixtureRequest) -> Iterator[Any]:
     yield session
     problems = session.problems()
     if problems:
-        pytest.fail("\n".join(problems), pytrace=False)
+        pytest.fail("\n".join(map(str, problems)), pytrace=False)
 
 
 @pytest.fixture

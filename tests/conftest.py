@@ -58,7 +58,7 @@ def agent_with(tmp_path: Path) -> Callable[..., AgentRun]:
 
     def build(replies: Iterable[Reply], *, settings: Settings = Settings(), **factory_options: Any) -> AgentRun:
         transport = ScenarioTransport(replies)
-        agent = mini_agent_factory(settings, **factory_options)(sync_client(transport), transport.clock, tmp_path)
-        return AgentRun(agent, transport)
+        under_test = mini_agent_factory(settings, **factory_options)(sync_client(transport), transport.clock, tmp_path)
+        return AgentRun(under_test.agent, transport)  # mini_agent itself: its own events
 
     return build

@@ -24,6 +24,7 @@ from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.problem import Kind
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
 from harness.serve.server import FaultServer
@@ -61,7 +62,7 @@ def test_the_tool_runner_agent_runs_the_whole_library_without_the_harness_failin
     for path in LIBRARY:
         outcome = run_scenario(load_scenario(path), agent=factory)
         failed += not outcome.passed
-        harness_trouble = [p for p in outcome.problems if "cannot be served" in p or p.startswith("harness:")]
+        harness_trouble = [p for p in outcome.problems if p.kind is Kind.HARNESS]
         assert not harness_trouble, format_timeline(outcome)
     assert failed > 10  # its real failures, listed in docs/your-agent.md
 
@@ -125,7 +126,7 @@ def test_an_agent_with_its_own_client_on_the_loopback_url_is_judged_by_real_arri
     (tmp_path / "s.yaml").write_text(SDK_RETRIES.replace(", sleeps: [3.0, 1.5]", ""))
     outcome = run_scenario(load_scenario(tmp_path / "s.yaml"), agent=RetriesTooSoon)
     assert len(outcome.requests) == 3
-    assert any("which asked for retry-after 3s" in p for p in outcome.problems), format_timeline(outcome)
+    assert any("which asked for retry-after 3s" in p.text for p in outcome.problems), format_timeline(outcome)
 
 
 def test_the_tool_map_renames_calls_on_the_way_out_and_keeps_misnamed_arguments_misnamed() -> None:
@@ -244,7 +245,7 @@ def test_a_second_try_after_a_final_error_is_reported_and_fails_only_after_a_400
     outcome = run_scenario(load_scenario(tmp_path / "s.yaml"), agent=TriesTwice)
     assert [r.repeated for r in outcome.requests[:2]] == [False, True]  # the same answer again, not a harness 500
     if fails:
-        assert any("which the API rejected as invalid" in p for p in outcome.problems), format_timeline(outcome)
+        assert any("which the API rejected as invalid" in p.text for p in outcome.problems), format_timeline(outcome)
     else:
         assert outcome.passed, format_timeline(outcome)
         assert any("tries again after the non-retryable failure" in n for n in outcome.notes)

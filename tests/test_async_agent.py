@@ -17,6 +17,7 @@ from harness.scenario.checks.invariants import wire_invariants
 from harness.scenario.fake_api.clients import async_client
 from harness.scenario.fake_api.transport import AsyncScenarioTransport
 from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.problem import Kind
 from harness.scenario.run.wire_session import WireSession
 from harness.wire.clock import VirtualClock
 
@@ -214,7 +215,8 @@ def test_retrying_with_the_partial_answer_is_caught_keeping_it(tmp_path):
     asyncio.run(agent.ask("Summarize the README"))
 
     problems = session.problems()
-    assert "request 2 keeps the half-streamed text of request 1's broken answer in its history" in problems[0], problems
+    assert "request 2 keeps the half-streamed text of request 1's broken answer in its history" in problems[0].text, problems
+    assert (problems[0].kind, problems[0].request) == (Kind.INVARIANT, 2)
 
 
 def test_retrying_before_retry_after_is_reported(tmp_path):
@@ -223,7 +225,7 @@ def test_retrying_before_retry_after_is_reported(tmp_path):
 
     assert asyncio.run(agent.ask("Summarize the README")) == ANSWER
 
-    assert session.problems() == ["turn 1: request 2 came 0.100s after request 1, which asked for retry-after 2s"]
+    assert [str(p) for p in session.problems()] == ["turn 1: request 2 came 0.100s after request 1, which asked for retry-after 2s"]
 
 
 def test_an_agent_that_gives_up_leaves_replies_unused_and_that_is_reported(tmp_path):
@@ -233,7 +235,7 @@ def test_an_agent_that_gives_up_leaves_replies_unused_and_that_is_reported(tmp_p
     with pytest.raises(anthropic.APIStatusError):
         asyncio.run(agent.ask("Summarize the README"))
 
-    assert session.problems() == [
+    assert [str(p) for p in session.problems()] == [
         "turn 1: expect.requests: expected 3, the client made 2",
         "turn 1: 1 reply(ies) never requested",
     ]

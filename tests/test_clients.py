@@ -56,7 +56,7 @@ def replay(case: dict[str, Any]) -> tuple[Responder, list[str], list[str]]:
             ids[exchange["message_id"]] = f"msg_harness_{record.number:06d}"
     found = run_invariants(responder.requests, mini_agent=False)
     found += wire_invariants("the capture", responder.requests, max_retries=None, tolerance=SOCKET_TOLERANCE)
-    return responder, responder.problems + found.problems, found.notes
+    return responder, [str(p) for p in responder.problems + found.problems], found.notes
 
 
 def body_text(case: dict[str, Any], exchange: dict[str, Any], ids: dict[str, str]) -> str:
@@ -114,7 +114,7 @@ def test_captured_requests_over_a_real_socket_get_the_same_verdict(name: str) ->
             if record.reply is not None and exchange.get("message_id"):
                 ids[exchange["message_id"]] = f"msg_harness_{record.number:06d}"
     report = check_served(scenario, server)
-    assert_expected(case, report.problems, report.notes)
+    assert_expected(case, [str(p) for p in report.problems], report.notes)
     assert len([line for line in report.lines if line.startswith("  #")]) == len(case["exchanges"])
 
 

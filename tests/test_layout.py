@@ -20,7 +20,7 @@ MAY_IMPORT = {  # a package of harness → the harness packages it may import (i
     "cassette.redaction": {"wire"},
     "scenario.format": {"wire"},
     "scenario.fake_api": {"wire", "oracle", "scenario.format"},
-    "scenario.checks": {"wire", "oracle", "scenario.format", "scenario.fake_api"},
+    "scenario.checks": {"wire", "oracle", "agents", "scenario.format", "scenario.fake_api"},
     "serve": {"wire", "oracle", "scenario.format", "scenario.fake_api", "scenario.checks"},
     "report": {"wire"},
     "strategies": {"wire", "oracle", "scenario.format"},

@@ -19,12 +19,7 @@ import anthropic
 import pytest
 from stream_reads import STREAM_CUT_RAISES
 
-from harness.scenario.checks.outcome import Outcome
-from harness.scenario.format.loader import load_scenario
-from harness.scenario.run.runner import run_scenario
-from harness.scenario.run.timeline import format_timeline
-from harness.wire.clock import VirtualClock
-from mini_agent.events import (
+from harness.agents.events import (
     MessageDone,
     Notice,
     TextDelta,
@@ -32,6 +27,11 @@ from mini_agent.events import (
     ToolResult,
     TurnEnd,
 )
+from harness.scenario.checks.outcome import Outcome
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.runner import run_scenario
+from harness.scenario.run.timeline import format_timeline
+from harness.wire.clock import VirtualClock
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 TOOLS = [
@@ -103,17 +103,17 @@ class NaiveAgent:
                 elif event.type == "content_block_stop" and event.content_block.type == "tool_use":
                     self.messages[-1]["content"][-1]["input"] = event.content_block.input
             final = stream.get_final_message()
-        yield MessageDone(self.messages[-1], final.stop_reason, {})
+        yield MessageDone(final.stop_reason, self.messages[-1])
         return final.stop_reason
 
     def _run_tools(self) -> Iterator[Any]:
         results: list[dict[str, Any]] = []
         self.messages.append({"role": "user", "content": results})
         for block in [b for b in self.messages[-2]["content"] if b["type"] == "tool_use"]:
-            yield ToolCall(block["id"], block["name"], block["input"])
+            yield ToolCall(block["name"], block["input"], block["id"])
             output = self._run_tool(block["name"], block["input"])
             results.append({"type": "tool_result", "tool_use_id": block["id"], "content": output})
-            yield ToolResult(block["id"], block["name"], output, False)
+            yield ToolResult(block["name"], output, tool_use_id=block["id"])
 
     def _run_tool(self, name: str, args: dict[str, Any]) -> str:
         if name == "Read":

@@ -54,8 +54,10 @@ FIELDS = [  # (the fault as written, with {n}; the last valid number; the field 
 def test_a_position_one_beyond_the_reply_is_a_lint_error_with_the_valid_range(tmp_path, fault, last, field, valid):
     assert problems_in(scenario_with(tmp_path, fault.format(n=last))) == []
     path = scenario_with(tmp_path, fault.format(n=last + 1))
-    [problem] = problems_in(path)
+    [found] = problems_in(path)
+    problem = str(found)
     column = fault.format(n=last + 1).index(str(last + 1)) + 9
+    assert (found.line, found.col) == (7, column)
     assert problem.startswith(f"{path}:7:{column}: `{field}: {last + 1}` is beyond the reply (")
     assert valid in problem
     assert f"`harness events {path} --turn 1 --reply 1` lists them" in problem
@@ -63,7 +65,7 @@ def test_a_position_one_beyond_the_reply_is_a_lint_error_with_the_valid_range(tm
 
 def test_after_event_99_on_a_six_event_reply_is_rejected(tmp_path):
     path = scenario_with(tmp_path, "cut: {after_event: 99}")
-    assert problems_in(path) == [
+    assert [str(p) for p in problems_in(path)] == [
         f"{path}:7:28: `cut.after_event: 99` is beyond the reply (events 1 to 6 as served; valid: 0 to 6); "
         f"`harness events {path} --turn 1 --reply 1` lists them"
     ]
@@ -72,7 +74,7 @@ def test_after_event_99_on_a_six_event_reply_is_rejected(tmp_path):
 def test_in_char_needs_a_multibyte_character_from_its_event_on(tmp_path):
     assert problems_in(scenario_with(tmp_path, "cut: {in_char: 3}", text="Héllo")) == []
     [problem] = problems_in(scenario_with(tmp_path, "cut: {in_char: 4}", text="Héllo"))
-    assert "`cut.in_char: 4`: no multi-byte UTF-8 character in the stream from that event on" in problem
+    assert "`cut.in_char: 4`: no multi-byte UTF-8 character in the stream from that event on" in problem.text
 
 
 def test_pings_and_inserts_count_as_served_events(tmp_path):
@@ -80,14 +82,14 @@ def test_pings_and_inserts_count_as_served_events(tmp_path):
     six-event reply eight events long for a stall."""
     assert problems_in(scenario_with(tmp_path, "pings: 2\n        stall: 8")) == []
     [problem] = problems_in(scenario_with(tmp_path, "pings: 2\n        stall: 9"))
-    assert "(events 1 to 8 as served; valid: 0 to 8)" in problem
+    assert "(events 1 to 8 as served; valid: 0 to 8)" in problem.text
 
 
 def test_every_position_mistake_of_a_reply_is_reported(tmp_path):
     path = scenario_with(tmp_path, "swap: 9\n        end_early: 40\n        cut: 77")
     problems = problems_in(path)
-    assert [p.split(": `", 1)[1].split("`")[0] for p in problems] == ["swap: 9", "end_early: 40", "cut.after_event: 77"]
-    assert [p.split(":")[1] for p in problems] == ["7", "8", "9"]
+    assert [p.text.split("`")[1] for p in problems] == ["swap: 9", "end_early: 40", "cut.after_event: 77"]
+    assert [p.line for p in problems] == [7, 8, 9]
 
 
 def test_the_listed_offsets_are_the_bytes_the_fake_api_serves(tmp_path):

@@ -174,7 +174,7 @@ def test_the_yaml_error_shown_is_what_a_broken_file_gets(tmp_path):
     path = tmp_path / "scenarios" / "y.yaml"
     path.parent.mkdir()
     path.write_text('name: y\nabout: "why\n', encoding="utf-8")
-    assert problems_in(path) == [example.replace("scenarios/y.yaml", str(path))]
+    assert [str(p) for p in problems_in(path)] == [example.replace("scenarios/y.yaml", str(path))]
 
 
 def test_the_timeline_shown_ends_as_a_failing_expectation_does():

@@ -13,6 +13,8 @@ from typing import Iterator
 import pytest
 import yaml
 
+from harness.agents.events import Notice, TurnEnd
+from harness.agents.mini_agent import EventRenderer
 from harness.cassette.record import (
     RecordingFailed,
     drive,
@@ -29,8 +31,6 @@ from harness.serve.server import FaultServer
 from harness.wire.cassette_file import load_cassette, response_body_bytes
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
-from mini_agent.events import Notice, TurnEnd
-from mini_agent.render import Renderer
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "cassettes" / "sources").glob("*.yaml"))
@@ -217,7 +217,7 @@ def test_ctrl_c_inside_a_turn_stops_the_recording_with_no_file(tmp_path, api_key
             yield TurnEnd("interrupted")
 
         def renderer(self):
-            return Renderer()
+            return EventRenderer()
 
     with pytest.raises(KeyboardInterrupt):
         drive(InterruptedAgent(), ["hello", "never reached"], lambda text: None)

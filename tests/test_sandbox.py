@@ -37,7 +37,7 @@ def project(tmp_path: Path) -> Path:
 def problems(path: Path) -> list[str]:
     with pytest.raises(ScenarioError) as caught:
         load_scenario(path)
-    return caught.value.problems
+    return [str(problem) for problem in caught.value.problems]
 
 
 @pytest.mark.parametrize(
@@ -100,7 +100,8 @@ def test_the_runner_refuses_a_scenario_built_in_python_whose_workspace_leaves_it
                             workspace={key: "pwned"})
         with pytest.raises(ScenarioError) as caught:
             run_scenario(scenario)
-        assert "workspace" in caught.value.problems[0]
+        [problem] = caught.value.problems
+        assert problem.text.startswith("workspace: ") and str(problem) == f"{scenario.path}: {problem.text}"
     assert not target.exists() and sorted(os.listdir(tmp_path)) == []
 
 

@@ -14,6 +14,7 @@ import yaml
 from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario, problems_in
 from harness.scenario.format.model import Interrupt, ScenarioError
+from harness.scenario.format.problem import Kind
 from harness.scenario.format.schema import json_schema
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
@@ -30,12 +31,18 @@ def write(tmp_path: Path, text: str, name: str = "scenario.yaml") -> Path:
 
 
 def only_problem(path: Path) -> str:
-    """The one problem the loader reports for ``path``."""
+    """The one problem the loader reports for ``path``, as printed."""
     with pytest.raises(ScenarioError) as caught:
         load_scenario(path)
-    assert len(caught.value.problems) == 1, caught.value.problems
-    assert str(caught.value) == caught.value.problems[0]
-    return caught.value.problems[0]
+    [problem] = caught.value.problems
+    assert problem.kind is Kind.FILE_MISTAKE and problem.file == str(path), problem
+    assert str(caught.value) == str(problem)
+    return str(problem)
+
+
+def mistakes(path: Path) -> list[str]:
+    """Every mistake the loader reports for ``path``, as printed."""
+    return [str(problem) for problem in problems_in(path)]
 
 
 def listed_after(message: str, label: str) -> set[str]:
@@ -89,7 +96,7 @@ def test_an_unreadable_path_is_a_scenario_error_not_a_crash(tmp_path):
     missing = tmp_path / "nowhere.yaml"
     with pytest.raises(ScenarioError) as caught:
         load_scenario(missing)
-    assert caught.value.problems[0].startswith(f"{missing}:1:1: cannot read it:")
+    assert str(caught.value.problems[0]).startswith(f"{missing}:1:1: cannot read it:")
 
 
 # --- unknown names ---------------------------------------------------------------------
@@ -108,7 +115,7 @@ def test_a_misspelt_fault_key_suggests_the_right_one_and_lists_every_key(tmp_pat
 
 def test_an_unknown_key_at_the_top_names_the_scenario_and_its_keys(tmp_path):
     path = write(tmp_path, HEAD + "turn:\n  - user: hi\n")
-    problems = problems_in(path)
+    problems = mistakes(path)
     assert problems[0].startswith(f"{path}:3:1: unknown key 'turn' in the scenario (did you mean 'turns'?); valid keys: ")
     assert {"name", "about", "settings", "workspace", "turns", "expect", "probe"} <= listed_after(problems[0], "valid keys: ")
     assert problems[1] == f"{path}:1:1: the scenario is missing the required key `turns`"
@@ -186,7 +193,7 @@ def test_a_turn_without_user_is_reported_at_the_turn(tmp_path):
 
 def test_a_file_without_name_about_and_turns_reports_each_at_the_top(tmp_path):
     path = write(tmp_path, "settings: {max_retries: 2}\n")
-    assert problems_in(path) == [
+    assert mistakes(path) == [
         f"{path}:1:1: the scenario is missing the required key `name`",
         f"{path}:1:1: the scenario is missing the required key `about`",
         f"{path}:1:1: the scenario is missing the required key `turns`",
@@ -208,7 +215,8 @@ def test_every_mistake_in_a_file_is_reported_in_one_go(tmp_path):
         tmp_path,
         HEAD + "settings: {max_retries: five}\nturns:\n  - user: hi\n    replies:\n      - error: overlaoded\n      - eror: 529\n",
     )
-    assert [p.split(": ", 1)[0] for p in problems_in(path)] == [f"{path}:3:25", f"{path}:7:16", f"{path}:8:9"]
+    assert [p.split(": ", 1)[0] for p in mistakes(path)] == [f"{path}:3:25", f"{path}:7:16", f"{path}:8:9"]
+    assert [(p.line, p.col) for p in problems_in(path)] == [(3, 25), (7, 16), (8, 9)]  # the record says where
 
 
 # --- rules about the whole of a reply, cut or interrupt ----------------------------------
@@ -311,7 +319,7 @@ def test_the_library_has_scenarios():
 
 @pytest.mark.parametrize("path", LIBRARY_FILES, ids=lambda p: p.relative_to(LIBRARY).as_posix())
 def test_a_library_scenario_loads_without_problems(path):
-    assert problems_in(path) == []
+    assert mistakes(path) == []
 
 
 # --- the JSON Schema ---------------------------------------------------------------------
@@ -424,7 +432,9 @@ turns:
 """,
     )
     outcome = run_scenario(load_scenario(path))
-    assert outcome.problems == ["the agent made request 2 but turn 1 has 1 replies"]
+    [problem] = outcome.problems
+    assert str(problem) == "the agent made request 2 but turn 1 has 1 replies"
+    assert (problem.kind, problem.turn, problem.request) == (Kind.INVARIANT, 1, 2)
     assert [t.raised for t in outcome.turns] == [None, None]
     timeline = format_timeline(outcome)
     assert "← no reply left" in timeline and "Traceback" not in timeline
@@ -446,6 +456,6 @@ turns:
 """,
     )
     outcome = run_scenario(load_scenario(path))
-    assert outcome.problems == ["turn 1 has 3 replies but the agent made 1 request(s)"]
+    assert [str(p) for p in outcome.problems] == ["turn 1 has 3 replies but the agent made 1 request(s)"]
     assert [t.raised for t in outcome.turns] == [None, None]
     assert "Traceback" not in format_timeline(outcome)

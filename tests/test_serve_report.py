@@ -13,6 +13,7 @@ import pytest
 
 from harness.cassette.log_scrub import scrub_for_log
 from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.problem import Kind
 from harness.serve.report import build_server, check_served
 
 FAKE_KEY = "sk-ant-api03-" + "Q" * 93 + "AA"
@@ -50,7 +51,8 @@ def test_bodies_that_are_not_json_or_not_objects_get_the_apis_400(tmp_path) -> N
     assert not_object.json()["error"]["message"] == "Input should be a valid dictionary"
     report = check_served(scenario, server)
     assert [line.split(" → ")[1].split(" · ")[0] for line in report.lines[1:]] == ["400 invalid_json", "400 not_an_object", "200 text"]
-    assert len(report.problems) == 2 and "request 1: The request body is not valid JSON" in report.problems[0]
+    assert len(report.problems) == 2 and "request 1: The request body is not valid JSON" in report.problems[0].text
+    assert [(p.kind, p.request) for p in report.problems] == [(Kind.API_RULE, 1), (Kind.API_RULE, 2)]
 
 
 def test_a_request_after_a_401_with_no_reply_left_is_answered_the_same_and_judged(tmp_path) -> None:
@@ -83,7 +85,7 @@ def test_replies_never_requested_are_a_note_unless_the_turn_expects_a_count(tmp_
         with server, httpx2.Client(base_url=server.url) as http:
             assert post(http, HI).status_code == 529
         report = check_served(scenario, server)
-        assert [p.split(": ", 1)[1] for p in report.problems] == problems
+        assert [p.text.split(": ", 1)[1] for p in report.problems] == problems
         assert "1 reply(ies) of scenario served were never requested" in report.notes
 
 
@@ -98,7 +100,7 @@ def test_a_retry_before_retry_after_is_a_problem_on_real_arrival_times(tmp_path)
         for _ in range(3):
             post(http, HI)
     problems = check_served(scenario, server).problems
-    assert len(problems) == 1 and "request 2 came 0.050s" in problems[0] and "which asked for retry-after 0.3s" in problems[0]
+    assert len(problems) == 1 and "request 2 came 0.050s" in problems[0].text and "which asked for retry-after 0.3s" in problems[0].text
 
 
 def test_sessions_each_get_their_replies_and_their_part_of_the_report(tmp_path) -> None:

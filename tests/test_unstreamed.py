@@ -15,6 +15,7 @@ from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.scenario.format.forms import stream_only_notes
 from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.problem import Kind
 from harness.serve.server import FaultServer
 from harness.wire.replies import Cut, ErrorEvent, Reply, Stall
 
@@ -78,7 +79,8 @@ def test_event_level_faults_leave_the_message_whole() -> None:
 def test_a_fault_no_json_body_can_carry_is_a_500_and_a_problem_naming_unstreamed(reply) -> None:
     result, responder = ask(reply)
     assert isinstance(result, anthropic.InternalServerError)
-    assert len(responder.problems) == 1 and "has no non-streaming form (choose one with `unstreamed:`)" in responder.problems[0]
+    [problem] = responder.problems
+    assert "has no non-streaming form (choose one with `unstreamed:`)" in problem.text and problem.kind is Kind.HARNESS
 
 
 def test_unstreamed_says_what_a_request_without_stream_gets() -> None:

@@ -34,7 +34,8 @@ def test_a_scenario_with_a_yaml_mistake_names_the_place_and_says_what_is_wrong(t
     path = tmp_path / "broken.yaml"
     path.write_text(text, encoding="utf-8")
     [problem] = problems_in(path)
-    assert problem.startswith(f"{path}:{where.split('|')[0]}: not valid YAML: {sentence}")
+    assert str(problem).startswith(f"{path}:{where.split('|')[0]}: not valid YAML: {sentence}")
+    assert f"{problem.line}:{problem.col}" == where.split("|")[0] and problem.file == str(path)
 
 
 @pytest.mark.parametrize(("text", "where", "sentence"), MISTAKES, ids=IDS)
@@ -49,7 +50,7 @@ def test_a_cassette_with_a_yaml_mistake_names_the_place_and_says_what_is_wrong(t
 def test_the_parser_s_own_words_follow_the_sentence(tmp_path):
     path = tmp_path / "broken.yaml"
     path.write_text("name: a\nabout: this: breaks\n", encoding="utf-8")
-    assert problems_in(path)[0].endswith("(the parser says: mapping values are not allowed here)")
+    assert problems_in(path)[0].text.endswith("(the parser says: mapping values are not allowed here)")
 
 
 @pytest.mark.parametrize("command", ["lint", "run"])
@@ -70,5 +71,5 @@ def test_a_scenario_naming_a_broken_cassette_reports_the_cassette_s_line(tmp_pat
         "name: o\nabout: b\ncassette: base.yaml\nturns:\n  - user: hi\n    replies:\n      - recorded: 1\n", encoding="utf-8"
     )
     [problem] = problems_in(scenario)
-    assert problem.startswith(f"{scenario}:3:11: cannot use the cassette: {Path(tmp_path / 'base.yaml')}:3:1: not valid YAML: ")
-    assert "the '{' opened on line 2, column 14 is not closed" in problem
+    assert str(problem).startswith(f"{scenario}:3:11: cannot use the cassette: {Path(tmp_path / 'base.yaml')}:3:1: not valid YAML: ")
+    assert "the '{' opened on line 2, column 14 is not closed" in problem.text

@@ -2,8 +2,12 @@
 imports ``mini_agent``.
 
 ``mini_agent_factory(settings)`` builds mini_agent on the harness's clock with seeded
-jitter; what it returns drives the agent (``run_turn``) and also answers REPL commands
-and renders transcripts, as the REPL would. Every other attribute is the agent's own.
+jitter; what it returns drives the agent (``run_turn``, its events translated into the
+harness's own, ``harness.agents.events``) and also answers REPL commands and renders
+transcripts, as the REPL would. Every other attribute is the agent's own.
+
+mini_agent's events and the harness's have the same fields: each is translated into
+the other field by field (``harness_event``, and back for mini_agent's renderer).
 """
 
 from __future__ import annotations
@@ -11,13 +15,15 @@ from __future__ import annotations
 import random
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import anthropic
 
+from harness.agents import events
 from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
 from harness.wire.clock import VirtualClock
+from mini_agent import events as own_events
 from mini_agent.cli import slash_command
 from mini_agent.environment import SettingsError, settings_from_environment
 from mini_agent.loop import Agent
@@ -30,9 +36,45 @@ JITTER_SEED = 0  # recording and replay draw the same retry jitter, so their not
 SETTING_NAMES = tuple(f.name for f in fields(Settings))
 
 __all__ = [
-    "JITTER_SEED", "MiniAgentUnderTest", "factory", "Settings", "SettingsError", "mini_agent_factory", "settings_for",
-    "settings_from_cassette", "settings_from_environment",
+    "JITTER_SEED", "EventRenderer", "MiniAgentUnderTest", "factory", "harness_event", "own_event", "Settings",
+    "SettingsError", "mini_agent_factory", "settings_for", "settings_from_cassette", "settings_from_environment",
 ]
+
+_HARNESS_EVENTS: dict[type, type] = {
+    own_events.Notice: events.Notice, own_events.TextDelta: events.TextDelta, own_events.ToolCall: events.ToolCall,
+    own_events.ToolResult: events.ToolResult, own_events.MessageDone: events.MessageDone,
+    own_events.TurnEnd: events.TurnEnd,
+}
+_OWN_EVENTS = {harness: own for own, harness in _HARNESS_EVENTS.items()}
+
+
+def harness_event(event: Any) -> Any:
+    """mini_agent's event as the harness's (anything else as it is)."""
+    return _translate(event, _HARNESS_EVENTS)
+
+
+def own_event(event: Any) -> Any:
+    """The harness's event as mini_agent's (anything else as it is)."""
+    return _translate(event, _OWN_EVENTS)
+
+
+def _translate(event: Any, table: dict[type, type]) -> Any:
+    kind = table.get(type(event))
+    return event if kind is None else kind(**{f.name: getattr(event, f.name) for f in fields(event)})
+
+
+class EventRenderer:
+    """mini_agent's REPL renderer, fed the harness's events."""
+
+    def __init__(self) -> None:
+        self._renderer = Renderer()
+
+    def render(self, event: Any) -> str:
+        """The text the REPL prints for one event."""
+        return self._renderer.render(own_event(event))
+
+    def render_close(self) -> str:
+        return self._renderer.render_close()
 
 
 class MiniAgentUnderTest:
@@ -43,16 +85,17 @@ class MiniAgentUnderTest:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
 
-    def run_turn(self, text: str) -> Iterator[Any]:
-        return self.agent.run_turn(text)
+    def run_turn(self, text: str) -> events.TranslatedEvents:
+        """One turn, its events as the harness's; Ctrl+C and ``close`` reach mini_agent's own turn."""
+        return events.TranslatedEvents(self.agent.run_turn(text), harness_event)
 
     def command(self, line: str) -> str | None:
         """The REPL's answer to a command such as ``/status``; None for a plain line."""
         return slash_command(self.agent, line.strip())
 
-    def renderer(self) -> Renderer:
+    def renderer(self) -> EventRenderer:
         """A fresh renderer for one turn's events."""
-        return Renderer()
+        return EventRenderer()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.agent, name)

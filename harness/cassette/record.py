@@ -41,6 +41,7 @@ import anthropic
 from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver, build_agent
+from harness.agents.events import TurnEnd
 from harness.cassette.modes import RECORD_MODES
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber, replace_cwd
@@ -94,7 +95,7 @@ def drive(agent: Any, lines: Iterable[str], write: Callable[[str], object], *, s
             for event in driver.start(agent, line) or ():
                 if renderer is not None:
                     write(renderer.render(event))
-                interrupted = interrupted or (type(event).__name__ == "TurnEnd" and getattr(event, "reason", None) == "interrupted")
+                interrupted = interrupted or (isinstance(event, TurnEnd) and event.reason == "interrupted")
             if renderer is not None:
                 write(renderer.render_close())
             if interrupted and stop_on_interrupt:
@@ -246,7 +247,7 @@ def record_over_loopback(
     responder = Responder(replies, clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL))
 
     def server_saw_no_problems() -> None:
-        problems = responder.problems + [f"{len(responder.unused)} reply(ies) never requested"] * bool(responder.unused)
+        problems = [str(p) for p in responder.problems] + [f"{len(responder.unused)} reply(ies) never requested"] * bool(responder.unused)
         if problems:
             raise RecordingFailed(f"{scenario_path}: the loopback server saw problems: " + "; ".join(problems))
 

@@ -28,6 +28,7 @@ from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.served import failed
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
+from harness.scenario.format.problem import Kind, Problem
 from harness.serve.log import Scrub
 from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
@@ -44,7 +45,7 @@ class ServeReport:
     """What ``--check`` prints: a line per request, then problems and notes."""
 
     lines: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -83,7 +84,7 @@ def build_server(
 def check_served(scenario: Scenario, server: FaultServer) -> ServeReport:
     """Every request, then the scenario's wire-level invariants and request counts over
     what each session was served."""
-    report = ServeReport(problems=list(server.internal_errors))
+    report = ServeReport(problems=[Problem(error, Kind.HARNESS) for error in server.internal_errors])
     max_retries = scenario.settings.get("max_retries")
     for name, responder in server.responders().items():
         if name == "" and not responder.requests and len(server.responders()) > 1:
@@ -93,7 +94,7 @@ def check_served(scenario: Scenario, server: FaultServer) -> ServeReport:
         groups = conversations(responder.requests)
         report.lines += _request_lines(groups)
         found = Findings(
-            problems=[f"{title}: {p}" for p in responder.problems if p not in responder.overrun],
+            problems=[p.under(title) for p in responder.problems if p not in responder.overrun],
             notes=[f"{title}: {p}" for p in responder.overrun],
         )
         found += run_invariants(responder.requests, mini_agent=False)
@@ -138,7 +139,7 @@ def _request_lines(groups: list[list[Exchange]]) -> list[str]:
     return lines
 
 
-def _per_turn(scenario: Scenario, responder: Responder, title: str) -> list[str]:
+def _per_turn(scenario: Scenario, responder: Responder, title: str) -> list[Problem]:
     """Each turn's request count, where the scenario asks for one: a request belongs to
     the turn whose reply answered it, or that was being served when it came."""
     counts = [0] * len(scenario.turns)
@@ -156,5 +157,7 @@ def _per_turn(scenario: Scenario, responder: Responder, title: str) -> list[str]
     for number, (turn, count) in enumerate(zip(scenario.turns, counts), 1):
         expected = turn.expect.get("requests")
         if expected is not None and count != expected:
-            problems.append(f"{title}: turn {number}: expect.requests: expected {expected}, the clients made {count}")
+            text = f"{title}: turn {number}: expect.requests: expected {expected}, the clients made {count}"
+            line = turn.expect_lines.get("requests")
+            problems.append(Problem(text, Kind.EXPECTATION, file=str(scenario.path), line=line, turn=number))
     return problems

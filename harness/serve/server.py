@@ -52,6 +52,7 @@ from typing import IO, Any, Callable
 
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.responder import Responder
+from harness.scenario.format.problem import Kind, Problem
 from harness.serve.endpoints import count_tokens, models
 from harness.serve.listener import Listener, ServerError
 from harness.serve.log import LogEntry, RequestLog, Scrub
@@ -190,7 +191,7 @@ class FaultServer(Listener):
         elif record.refused:
             entry.answer = f"refused: {record.refused}"
         elif problems:
-            entry.answer = "; ".join(problems)
+            entry.answer = "; ".join(map(str, problems))
         else:
             entry.answer = record.reply.describe() if record.reply else "no reply"
         entry.answer += f" · served as {plan.form}" if plan.form else ""
@@ -198,12 +199,12 @@ class FaultServer(Listener):
         return plan, entry, record
 
     @staticmethod
-    def _failed(responder: Responder, record: Exchange, exc: Exception, entry: LogEntry) -> str:
+    def _failed(responder: Responder, record: Exchange, exc: Exception, entry: LogEntry) -> Problem:
         """A harness bug while answering ``record``: it gets a 500 that says so."""
-        message = f"harness: {type(exc).__name__}: {exc}"
-        record.plan = harness_error_plan(message, _request_id(entry))
-        responder.problems.append(message)
-        return message
+        problem = Problem(f"harness: {type(exc).__name__}: {exc}", Kind.HARNESS, request=record.number)
+        record.plan = harness_error_plan(problem.text, _request_id(entry))
+        responder.problems.append(problem)
+        return problem
 
     def _entry(self, request: Request, session: str, *, status: int | None, answer: str, checked: bool = True) -> LogEntry:
         entry = self.log.entry(request.method, request.target, request.peer, status=status, answer=answer, checked=checked)

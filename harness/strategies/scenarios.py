@@ -51,9 +51,9 @@ def scenarios(
     """A whole Scenario: small settings (max_retries 0-3), a workspace, 1-``max_turns``
     turns of fault schedules with at most ``max_replies`` replies, each turn's
     ``expect`` holding what its schedule foretells. ``interrupts``: every turn is
-    interrupted (True), none is (False), or now and then (None). ``agent_events``:
-    the agent yields mini_agent's events, so Ctrl+C may also come at its k-th event or
-    as a tool is called; otherwise only while a reply streams (which any agent meets)."""
+    interrupted (True), none is (False), or now and then (None). ``agent_events``: the
+    agent yields events (``harness.agents.events``), so Ctrl+C may also come at its k-th
+    event or as a tool is called; otherwise only while a reply streams (which any agent meets)."""
     max_retries = draw(st.integers(0, 3))
     settings: dict[str, Any] = {"max_retries": max_retries}
     if draw(st.integers(0, 3)) == 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.agents.events import Notice
 from harness.scenario.checks.outcome import Outcome
 from harness.scenario.fake_api.served import failed
 from harness.wire.sse_parse import final_message
@@ -68,7 +69,7 @@ def mini_agent_shows_every_retry(outcome: Outcome) -> list[str]:
     problems = []
     for turn in outcome.turns:
         retries = sum(failed(before) for before in turn.requests[:-1])
-        notices = [getattr(n, "text", "") for n in turn.of_type("Notice")]
+        notices = [n.text for n in turn.of_type(Notice)]
         shown = sum("Retrying in" in text for text in notices)
         if not retries <= shown <= retries + turn.interrupted:  # Ctrl+C may come between a notice and its retry
             problems.append(f"{turn.label}: {retries} retries, {shown} 'Retrying in' notice(s): {notices}")

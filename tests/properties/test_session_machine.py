@@ -16,6 +16,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver, build_agent
+from harness.agents.events import ToolCall, TurnEnd
 from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.oracle import check_history
 from harness.scenario.checks.invariants import wire_invariants
@@ -25,6 +26,7 @@ from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.scenario.format.model import Scenario, Turn
+from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.run.found import save_counterexample
 from harness.strategies import (
     BIG_BUDGET,
@@ -102,13 +104,13 @@ class AgentSession(RuleBasedStateMachine):
     def history_is_valid(self) -> None:
         problems = list(self.responder.problems) + kept_partial_text(self.responder.requests)[0]
         if getattr(self.agent, "messages", None):  # an agent that shows its history: check it as it is now
-            problems += [str(v) for v in check_history(self.agent.messages)]
+            problems += [Problem(str(v), Kind.API_RULE) for v in check_history(self.agent.messages)]
         self.fail_on(problems)
 
-    def fail_on(self, problems: list[str]) -> None:
+    def fail_on(self, problems: list[Problem]) -> None:
         if problems:
             path = save_counterexample(self.scenario, problems)
-            raise AssertionError("\n".join([*problems, f"saved as {path}" if path else ""]))
+            raise AssertionError("\n".join([*map(str, problems), f"saved as {path}" if path else ""]))
 
     # -- driving a turn ---------------------------------------------------------------
 
@@ -129,17 +131,18 @@ class AgentSession(RuleBasedStateMachine):
         where = f"turn {len(self.scenario.turns)}"
         problems = wire_invariants(where, requests, max_retries=MAX_RETRIES, wall_origin=self.responder.clock.wall_origin).problems
         expect = {**turn.expect, **(turn.expect.get("mini_agent", {}) if AGENT_EVENTS else {})}
-        ends = [e.reason for e in events if type(e).__name__ == "TurnEnd"]
+        ends = [e.reason for e in events if isinstance(e, TurnEnd)]
+        found: list[str] = []
         if AGENT_EVENTS:
-            problems += [raised] if raised else []
+            found += [raised] if raised else []
             if not ends and not raised and not (turn.interrupt and turn.interrupt.close):
-                problems.append(f"the turn never ended: {events[-3:]}")
+                found.append(f"the turn never ended: {events[-3:]}")
         if "requests" in expect and len(requests) != expect["requests"]:
-            problems.append(f"{len(requests)} requests, the schedule foretold {turn.expect}")
+            found.append(f"{len(requests)} requests, the schedule foretold {turn.expect}")
         ended = wire_end(requests)
         if "end" in expect and ended != expect["end"] and ends[-1:] != [expect["end"]]:
-            problems.append(f"the turn ended {ends or ended}, the schedule foretold {turn.expect}")
-        self.fail_on(problems)
+            found.append(f"the turn ended {ends or ended}, the schedule foretold {turn.expect}")
+        self.fail_on(problems + [Problem(text, Kind.PROPERTY) for text in found])
 
 
 def drive(agent: Any, driver: TurnDriver, turn: Turn) -> Iterator[Any]:
@@ -150,7 +153,7 @@ def drive(agent: Any, driver: TurnDriver, turn: Turn) -> Iterator[Any]:
         yield event
         hit = interrupt and (
             count == interrupt.at_event
-            or (type(event).__name__ == "ToolCall" and event.name == interrupt.tool)
+            or (isinstance(event, ToolCall) and event.name == interrupt.tool)
         )
         if hit:
             if interrupt.close:

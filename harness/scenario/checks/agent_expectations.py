@@ -1,14 +1,17 @@
 """The expectations that need the agent's own events or policy: ``notices`` (each after the one before),
 ``no_notices``, ``text`` (the model text shown), ``end`` as the agent's ``TurnEnd``
 event says it, ``sleeps`` (the waits it asked the clock for) and the golden
-``transcript`` of its REPL output. Events are read by class name (``Notice``,
-``TextDelta``, ``TurnEnd``), so an adapter may bring its own classes."""
+``transcript`` of its REPL output. Events are the harness's own (``Notice``,
+``TextDelta``, ``TurnEnd`` of ``harness.agents.events``): an adapter translates its
+agent's into them."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
+from harness.agents.events import Notice, TextDelta, TurnEnd
 from harness.scenario.checks.golden import compare_transcript
 from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.format.sandbox import PathEscape, project_path
@@ -18,22 +21,33 @@ AGENT_ONLY_ENDS = frozenset({"internal_error", "empty", "max_steps"})  # ends th
 SLEEP_TOLERANCE = 1e-3
 
 
-def agent_problems(outcome: Outcome, turn: TurnResult, expect: dict[str, Any]) -> list[str]:
+@dataclass(frozen=True)
+class Unmet:
+    """An expectation of a turn that did not hold: its key in the ``expect`` block
+    (``sleeps``, ``mini_agent.notices``: where its line is found) and what happened,
+    worded from the key on (``sleeps[1]: expected 5.0, slept 1.000s``)."""
+
+    key: str
+    text: str
+
+
+def agent_problems(outcome: Outcome, turn: TurnResult, expect: dict[str, Any]) -> list[Unmet]:
     """Problems with the event- and policy-side keys of one turn's ``expect``."""
     problems = []
     if "sleeps" in expect:
-        problems += _sleep_problems(expect["sleeps"], _turn_sleeps(outcome, turn))
-    notices = [getattr(n, "text", str(n)) for n in turn.of_type("Notice")]
+        problems += [Unmet("sleeps", p) for p in _sleep_problems(expect["sleeps"], _turn_sleeps(outcome, turn))]
+    notices = [n.text for n in turn.of_type(Notice)]
     if "notices" in expect:
-        problems += _in_order("notices", expect["notices"], notices)
+        problems += [Unmet("notices", p) for p in _in_order("notices", expect["notices"], notices)]
     if expect.get("no_notices") and notices:
-        problems.append(f"no_notices: but the turn showed {notices}")
-    if "end" in expect and turn.of_type("TurnEnd") and turn.end != expect["end"]:
-        problems.append(f"end: expected {expect['end']}, the agent's TurnEnd says {turn.end or turn.raised or 'nothing'}")
+        problems.append(Unmet("no_notices", f"no_notices: but the turn showed {notices}"))
+    if "end" in expect and turn.of_type(TurnEnd) and turn.end != expect["end"]:
+        said = turn.end or turn.raised or "nothing"
+        problems.append(Unmet("end", f"end: expected {expect['end']}, the agent's TurnEnd says {said}"))
     if "text" in expect:
-        text = "".join(getattr(t, "text", "") for t in turn.of_type("TextDelta"))
+        text = "".join(t.text for t in turn.of_type(TextDelta))
         if not matches(expect["text"], text):
-            problems.append(f"text: {expect['text']!r} not in the model text {text[:200]!r}")
+            problems.append(Unmet("text", f"text: {expect['text']!r} not in the model text {text[:200]!r}"))
     return problems
 
 

@@ -12,27 +12,30 @@ them, and the outcome lists them as not checked for the others.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from harness.agents.events import TurnEnd
 from harness.scenario.checks.agent_expectations import (
     AGENT_ONLY_ENDS,
     EVENT_KEYS,
+    Unmet,
     agent_problems,
     matches,
     transcript_problems,
 )
 from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.checks.wire_view import ToolExchange, tool_exchanges, wire_end
+from harness.scenario.format.problem import Kind, Problem
 
 AGENT_BLOCK = "mini_agent"
 
 
-def check_expectations(outcome: Outcome) -> list[str]:
-    """Problems with what the scenario said must hold; fills ``outcome.not_checked``."""
-    problems: list[str] = []
+def check_expectations(outcome: Outcome) -> list[Problem]:
+    """Problems with what the scenario said must hold, each at the line of its key;
+    fills ``outcome.not_checked``."""
+    problems: list[Problem] = []
     exchanges = tool_exchanges(outcome.requests, outcome.tool_map)
-    events = any(turn.events for turn in outcome.turns)
+    events = any(turn.shows_events for turn in outcome.turns)
     mini_agent = outcome.agent_name == AGENT_BLOCK
     for turn, spec in zip(outcome.turns, outcome.scenario.turns):
         expect = spec.expect
@@ -44,42 +47,49 @@ def check_expectations(outcome: Outcome) -> list[str]:
             agent_side = {k: v for k, v in agent_side.items() if k == "sleeps"}
         found += agent_problems(outcome, turn, agent_side)
         if AGENT_BLOCK in expect and mini_agent:
-            found += [f"{AGENT_BLOCK}.{p}" for p in _all_problems(outcome, turn, expect[AGENT_BLOCK], exchanges)]
+            found += [Unmet(f"{AGENT_BLOCK}.{u.key}", f"{AGENT_BLOCK}.{u.text}")
+                      for u in _all_problems(outcome, turn, expect[AGENT_BLOCK], exchanges)]
         elif AGENT_BLOCK in expect:
             outcome.not_checked += [f"turn {turn.number}: expect.{AGENT_BLOCK}.{k} (mini_agent only)" for k in expect[AGENT_BLOCK]]
-        problems += [f"turn {turn.number}: expect.{p}{_where(outcome, spec.expect_lines, p, spec.line)}" for p in found]
+        for unmet in found:
+            line = _line(spec.expect_lines, unmet.key, spec.line)
+            problems.append(_problem(outcome, f"turn {turn.number}: expect.{unmet.text}", line, turn=turn.number))
     problems += _scenario_problems(outcome, outcome.scenario.expect, mini_agent)
     return problems
 
 
-def _where(outcome: Outcome, lines: dict[str, int], problem: str, fallback: int) -> str:
-    """`` (file:line)`` of the expectation a problem is about."""
-    key = re.match(r"[a-z_]+(?:\.[a-z_]+)?", problem)
-    line = lines.get(key.group(0), lines.get(key.group(0).split(".")[0], fallback)) if key else fallback
-    return f" ({outcome.scenario.path}:{line})" if line else ""
+def _line(lines: dict[str, int], key: str, fallback: int) -> int:
+    """The line of an expectation's key (``mini_agent.notices``), else of its block."""
+    return lines.get(key, lines.get(key.split(".")[0], fallback))
 
 
-def _all_problems(outcome: Outcome, turn: TurnResult, expect: dict[str, Any], exchanges: list[ToolExchange]) -> list[str]:
+def _problem(outcome: Outcome, text: str, line: int, *, turn: int | None = None) -> Problem:
+    """An expectation that did not hold, its sentence ending `` (file:line)``."""
+    path = outcome.scenario.path
+    return Problem(f"{text} ({path}:{line})" if line else text, Kind.EXPECTATION, file=str(path), line=line or None, turn=turn)
+
+
+def _all_problems(outcome: Outcome, turn: TurnResult, expect: dict[str, Any], exchanges: list[ToolExchange]) -> list[Unmet]:
     """A ``mini_agent:`` block: every key, the wire's and the events' (``end`` as its
     TurnEnd event says it: Ctrl+C as a tool runs does not show on the wire)."""
-    wire_side = {k: v for k, v in expect.items() if k != "end" or not turn.of_type("TurnEnd")}
+    wire_side = {k: v for k, v in expect.items() if k != "end" or not turn.of_type(TurnEnd)}
     return _wire_problems(turn, wire_side, exchanges, True) + agent_problems(outcome, turn, expect)
 
 
-def _wire_problems(turn: TurnResult, expect: dict[str, Any], exchanges: list[ToolExchange], events: bool) -> list[str]:
+def _wire_problems(turn: TurnResult, expect: dict[str, Any], exchanges: list[ToolExchange], events: bool) -> list[Unmet]:
     problems = []
     if "requests" in expect and len(turn.requests) != expect["requests"]:
-        problems.append(f"requests: expected {expect['requests']}, the agent made {len(turn.requests)}")
+        problems.append(Unmet("requests", f"requests: expected {expect['requests']}, the agent made {len(turn.requests)}"))
     if "end" in expect and expect["end"] not in AGENT_ONLY_ENDS:
         ended = wire_end(turn.requests, interrupted=turn.interrupted)
         if ended != expect["end"]:
-            problems.append(f"end: expected {expect['end']}, the turn ended with {ended} (as the wire shows it)")
+            problems.append(Unmet("end", f"end: expected {expect['end']}, the turn ended with {ended} (as the wire shows it)"))
     numbers = {r.number for r in turn.requests}
     answered = [x for x in exchanges if x.served_in in numbers and x.answered_in is not None]
     if "tools" in expect and [x.name for x in answered] != expect["tools"]:
-        problems.append(f"tools: expected {expect['tools']}, the agent answered {[x.name for x in answered]}")
+        problems.append(Unmet("tools", f"tools: expected {expect['tools']}, the agent answered {[x.name for x in answered]}"))
     if "tool_results" in expect:
-        problems += _tool_result_problems(expect["tool_results"], answered)
+        problems += [Unmet("tool_results", text) for text in _tool_result_problems(expect["tool_results"], answered)]
     return problems
 
 
@@ -96,17 +106,19 @@ def _tool_result_problems(wanted: list[dict[str, Any]], answered: list[ToolExcha
     return problems
 
 
-def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: bool) -> list[str]:
+def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: bool) -> list[Problem]:
     problems = []
+    lines = outcome.scenario.expect_lines
     made = sum(len(turn.requests) for turn, _ in zip(outcome.turns, outcome.scenario.turns))  # not the probe's
     if "requests" in expect and made != expect["requests"]:
-        problems.append(f"expect.requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)")
-    lines = outcome.scenario.expect_lines
+        text = f"expect.requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)"
+        problems.append(Problem(text, Kind.EXPECTATION, file=str(outcome.scenario.path), line=lines.get("requests")))
     for name, wanted in expect.get("files", {}).items():
-        where = _where(outcome, lines, f"files.{name}", lines.get("files", 0))
-        problems += [f"expect.files.{name}: {p}{where}" for p in _file_problems(outcome.files, name, wanted)]
+        line = lines.get(f"files.{name}", lines.get("files", 0))
+        problems += [_problem(outcome, f"expect.files.{name}: {p}", line) for p in _file_problems(outcome.files, name, wanted)]
     if "transcript" in expect and mini_agent:
-        problems += transcript_problems(outcome, expect["transcript"])
+        problems += [Problem(text, Kind.EXPECTATION, file=str(outcome.scenario.path), line=lines.get("transcript"))
+                     for text in transcript_problems(outcome, expect["transcript"])]
     elif "transcript" in expect:
         outcome.not_checked.append("expect.transcript (mini_agent's REPL output)")
     return problems

@@ -42,6 +42,7 @@ from harness.scenario.checks.wire_view import (
 from harness.scenario.fake_api.conversation import relation, resends
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.served import failed, fatal, rejected_as_invalid
+from harness.scenario.format.problem import Kind, Problem
 from harness.wire.clock import EPOCH_ORIGIN
 
 MINI_AGENT = "mini_agent"
@@ -57,7 +58,7 @@ LONG_WAIT = 60.0  # a wait this long, with no wait asked, is reported
 class Findings:
     """What the checks found: ``problems`` fail the run, ``notes`` are reported."""
 
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def __iadd__(self, other: Findings) -> Findings:
@@ -77,22 +78,26 @@ def check_invariants(outcome: Outcome) -> Findings:
 def _turn_invariants(outcome: Outcome, turn: TurnResult) -> Findings:
     found = Findings()
     where, mini_agent = turn.label, outcome.agent_name == MINI_AGENT
+
+    def problem(text: str) -> None:
+        found.problems.append(Problem(text, Kind.INVARIANT, turn=turn.number))
+
     end = wire_end(turn.requests, interrupted=turn.interrupted)
     if turn.raised and (mini_agent or end == "end_turn"):
-        found.problems.append(f"{where}: run_turn raised {turn.raised}" + ("" if mini_agent else " after the answer came"))
+        problem(f"{where}: run_turn raised {turn.raised}" + ("" if mini_agent else " after the answer came"))
     elif turn.raised:
         found.notes.append(f"{where}: run_turn raised {turn.raised}")
     if mini_agent and not turn.raised and turn.end is None and not (turn.closed or turn.command):
-        found.problems.append(f"{where}: the turn never sent a TurnEnd event")
+        problem(f"{where}: the turn never sent a TurnEnd event")
     if turn.unused_replies:
         made, served = len(turn.requests), sum(r.reply is not None for r in turn.requests)
         rejected = f", {made - served} of them rejected as invalid" if made > served else ""
-        found.problems.append(
-            f"{where} has {served + turn.unused_replies} replies but the agent made {made} request(s){rejected}"
-        )
+        problem(f"{where} has {served + turn.unused_replies} replies but the agent made {made} request(s){rejected}")
     if turn.label == "the probe turn" and not turn.command and end != "end_turn":
-        found.problems.append(f"the next turn after the scenario does not work: it ended with {turn.raised or end}")
-    found += wire_invariants(where, turn.requests, max_retries=outcome.max_retries, wall_origin=outcome.wall_origin)
+        problem(f"the next turn after the scenario does not work: it ended with {turn.raised or end}")
+    found += wire_invariants(
+        where, turn.requests, max_retries=outcome.max_retries, wall_origin=outcome.wall_origin, turn=turn.number
+    )
     if mini_agent:
         found.problems += _over_the_cap(where, outcome, turn)
     return found
@@ -104,7 +109,7 @@ def run_invariants(requests: list[Exchange], *, mini_agent: bool) -> Findings:
     mini_agent, whose contract forbids keeping it at all), unknown betas."""
     kept, resumed = kept_partial_text(requests)
     found = Findings(problems=tools_run_on_broken_input(requests) + kept + (resumed if mini_agent else []))
-    found.notes += [] if mini_agent else resumed
+    found.notes += [] if mini_agent else [str(p) for p in resumed]
     unknown = unknown_betas(beta for request in requests for beta in request.betas)
     if unknown:
         found.notes.append(f"betas the harness does not know (their rules are not checked): {', '.join(unknown)}")
@@ -113,22 +118,27 @@ def run_invariants(requests: list[Exchange], *, mini_agent: bool) -> Findings:
 
 def wire_invariants(
     where: str, requests: list[Exchange], *, max_retries: int | None, wall_origin: float = EPOCH_ORIGIN,
-    tolerance: float = TOLERANCE,
+    tolerance: float = TOLERANCE, turn: int | None = None,
 ) -> Findings:
-    """The checks that need only one turn's requests: what may follow a failure, how long
+    """The checks that need only one turn's requests (``turn``, when they are a scenario's
+    turn; ``where`` names them in the sentences): what may follow a failure, how long
     a retry waited, how many attempts were made. ``tolerance``: how early a retry may
     seem to come and still honour ``retry-after`` (on a socket, the moments measured are
     the server's, a few milliseconds from the client's)."""
     found = Findings()
     attempts = 1
+
+    def problem(text: str, request: Exchange) -> None:
+        found.problems.append(Problem(f"{where}: {text}", Kind.INVARIANT, turn=turn, request=request.number))
+
     for before, after in zip(requests, requests[1:]):
         kind = relation(before.whole, after.whole)
         if failed(before) and fatal(before):
             if rejected_as_invalid(before):
                 if resends(before.body, after.body) and before.betas == after.betas:
-                    found.problems.append(f"{where}: request {after.number} resends request {before.number}, which the API rejected as invalid")
+                    problem(f"request {after.number} resends request {before.number}, which the API rejected as invalid", after)
             elif _stops_the_turn(before):
-                found.problems.append(f"{where}: request {after.number} was sent after {_why_final(before)} on request {before.number}")
+                problem(f"request {after.number} was sent after {_why_final(before)} on request {before.number}", after)
             else:
                 found.notes.append(f"{where}: request {after.number} tries again after the non-retryable failure of request {before.number}")
         if not failed(before) or rejected_as_invalid(before):  # after a 400, changing the request is the fix
@@ -137,13 +147,13 @@ def wire_invariants(
         if kind == "retry":
             attempts += 1
         elif kind == "rewrite":
-            found.problems.append(
-                f"{where}: request {after.number} retries request {before.number} but changes the conversation "
-                f"(a retry repeats it; a follow-up only adds to it):\n" + body_diff(before.whole, after.whole)
+            problem(
+                f"request {after.number} retries request {before.number} but changes the conversation "
+                f"(a retry repeats it; a follow-up only adds to it):\n" + body_diff(before.whole, after.whole), after
             )
         if max_retries is not None and attempts > max_retries + 1:
-            found.problems.append(f"{where}: request {after.number} is attempt {attempts}, over max_retries + 1 = {max_retries + 1}")
-    found += _waits(where, requests, wall_origin, tolerance)
+            problem(f"request {after.number} is attempt {attempts}, over max_retries + 1 = {max_retries + 1}", after)
+    found += _waits(where, requests, wall_origin, tolerance, turn)
     return found
 
 
@@ -170,7 +180,7 @@ def _why_final(request: Exchange) -> str:
     return "Ctrl+C" if request.plan.ending == "interrupt" else "x-should-retry: false"
 
 
-def _waits(where: str, requests: list[Exchange], wall_origin: float, tolerance: float) -> Findings:
+def _waits(where: str, requests: list[Exchange], wall_origin: float, tolerance: float, turn: int | None) -> Findings:
     """Retry-after honoured; a wait far beyond it, or long with none asked, reported."""
     found = Findings()
     for before, after, waited in retry_waits(requests):
@@ -185,10 +195,10 @@ def _waits(where: str, requests: list[Exchange], wall_origin: float, tolerance: 
             continue
         slack = DATE_TOLERANCE if _is_date(plan.headers) else tolerance
         if waited + slack < asked:
-            found.problems.append(
+            found.problems.append(Problem(
                 f"{where}: request {after.number} came {waited:.3f}s after request {before.number}, "
-                f"which asked for retry-after {asked:g}s"
-            )
+                f"which asked for retry-after {asked:g}s", Kind.INVARIANT, turn=turn, request=after.number,
+            ))
         elif waited > max(2 * asked, asked + FAR_BEYOND):
             found.notes.append(f"{where}: waited {waited:.1f}s before request {after.number}, far beyond the {asked:g}s asked")
     return found
@@ -204,12 +214,15 @@ def _is_date(headers: dict[str, str]) -> bool:
     return False
 
 
-def _over_the_cap(where: str, outcome: Outcome, turn: TurnResult) -> list[str]:
+def _over_the_cap(where: str, outcome: Outcome, turn: TurnResult) -> list[Problem]:
     """mini_agent's backoff stays under its cap when the server named no wait."""
     problems = []
     for before, _, waited in retry_waits(turn.requests):
         plan = before.plan
         asked = requested_wait(plan.headers, received_at=outcome.wall_origin) if plan and not plan.connection else None
         if asked is None and waited > BACKOFF_CAP + TOLERANCE:
-            problems.append(f"{where}: slept {waited:.3f}s after request {before.number}, over the {BACKOFF_CAP:g}s cap")
+            problems.append(Problem(
+                f"{where}: slept {waited:.3f}s after request {before.number}, over the {BACKOFF_CAP:g}s cap",
+                Kind.INVARIANT, turn=turn.number, request=before.number,
+            ))
     return problems

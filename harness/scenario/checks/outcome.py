@@ -1,17 +1,23 @@
 """What a scenario run produced: a record per turn and the outcome of the whole run.
 
 The runner fills these in; the invariants, the expectations and the timeline read them.
+A turn's events are what its agent yielded; they are read only as the harness's own
+event types (``harness.agents.events``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from harness.agents.events import Event, TurnEnd
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.model import Scenario
+from harness.scenario.format.problem import Problem
 from harness.wire.clock import EPOCH_ORIGIN
+
+E = TypeVar("E", bound=Event)
 
 
 @dataclass
@@ -34,12 +40,17 @@ class TurnResult:
     @property
     def end(self) -> str | None:
         """The reason of the turn's TurnEnd event, if it sent one."""
-        ends = [e.reason for _, _, e in self.events if type(e).__name__ == "TurnEnd"]
-        return ends[-1] if ends else None
+        ends = self.of_type(TurnEnd)
+        return ends[-1].reason if ends else None
 
-    def of_type(self, name: str) -> list[Any]:
-        """The events of one type, by class name (adapters may bring their own classes)."""
-        return [e for _, _, e in self.events if type(e).__name__ == name]
+    def of_type(self, kind: type[E]) -> list[E]:
+        """The turn's events of one harness event type."""
+        return [e for _, _, e in self.events if isinstance(e, kind)]
+
+    @property
+    def shows_events(self) -> bool:
+        """Whether the agent reported anything the harness can read (a harness event)."""
+        return bool(self.of_type(Event))
 
 
 @dataclass
@@ -55,7 +66,7 @@ class Outcome:
     transcript: str
     max_retries: int | None
     virtual_seconds: float = 0.0
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # reported, not failed: an agent's own choices
     not_checked: list[str] = field(default_factory=list)  # expectations this agent cannot show
     agent_name: str | None = None  # "mini_agent" for the reference agent's adapter

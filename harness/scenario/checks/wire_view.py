@@ -17,6 +17,7 @@ from harness.scenario.fake_api.served import (
     served_message,
 )
 from harness.scenario.fake_api.tool_map import ToolMap
+from harness.scenario.format.problem import Kind, Problem
 
 END_NAMES = {"model_context_window_exceeded": "context_window"}
 
@@ -62,7 +63,7 @@ def _answer(requests: list[Exchange], after: int, tool_use_id: str) -> tuple[int
     return None
 
 
-def tools_run_on_broken_input(requests: list[Exchange]) -> list[str]:
+def tools_run_on_broken_input(requests: list[Exchange]) -> list[Problem]:
     """Problems: a tool_result that is not an error, for a tool_use whose input the
     harness served cut or unparseable — the tool ran on garbage (or on what a lenient
     parser made of it) and its answer claims success."""
@@ -71,11 +72,19 @@ def tools_run_on_broken_input(requests: list[Exchange]) -> list[str]:
         for tool_use_id, how in broken_tool_inputs(request):
             answer = _answer(requests, request.number, tool_use_id)
             if answer is not None and not answer[2] and not _served_again(requests, tool_use_id, request.number, answer[0]):
-                problems.append(
+                answering = next(r for r in requests if r.number == answer[0])
+                problems.append(_request_problem(
+                    answering,
                     f"request {answer[0]} answers tool_use {tool_use_id}, whose input the answer to request "
-                    f"{request.number} delivered {how}, with a tool_result that is not an error: the tool ran on broken input"
-                )
+                    f"{request.number} delivered {how}, with a tool_result that is not an error: the tool ran on broken input",
+                ))
     return problems
+
+
+def _request_problem(request: Exchange, text: str) -> Problem:
+    """An invariant that ``request`` broke, pointing at the reply that answered it."""
+    line = request.reply.line if request.reply is not None else None
+    return Problem(text, Kind.INVARIANT, line=line or None, request=request.number)
 
 
 def _served_again(requests: list[Exchange], tool_use_id: str, after: int, before: int) -> bool:
@@ -151,8 +160,8 @@ def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
     return END_NAMES.get(stop, stop)
 
 
-def kept_partial_text(requests: list[Exchange]) -> tuple[list[str], list[str]]:
-    """``(problems, notes)``: a later request whose assistant message holds the text a
+def kept_partial_text(requests: list[Exchange]) -> tuple[list[Problem], list[Problem]]:
+    """``(ending, resumed)``: a later request whose assistant message holds the text a
     broken stream had delivered, where no complete answer said the same. It is a problem
     when that half answer ends the request: models from Claude 4.6 on refuse it ("This
     model does not support assistant message prefill. The conversation must end with a
@@ -165,7 +174,8 @@ def kept_partial_text(requests: list[Exchange]) -> tuple[list[str], list[str]]:
         for b in (served_message(r) or {}).get("content") or []
         if isinstance(b, dict) and b.get("type") == "text"
     }
-    problems, notes = [], []
+    ending: list[Problem] = []
+    resumed: list[Problem] = []
     for broken in requests:
         partial = [t for t in delivered_texts(broken) if t.strip() not in complete]
         for later in requests:
@@ -174,14 +184,13 @@ def kept_partial_text(requests: list[Exchange]) -> tuple[list[str], list[str]]:
             texts = _assistant_texts(later.body)
             kept = [t for t in partial if t.strip() in texts]
             if kept:
-                resumed = all(texts[t.strip()] for t in kept)
                 line = f"request {later.number} keeps the half-streamed text of request {broken.number}'s broken answer in its history"
-                if resumed:
-                    notes.append(f"{line}, then asks the model to go on in a user message: {kept[0][:80]!r}")
+                if all(texts[t.strip()] for t in kept):
+                    resumed.append(_request_problem(later, f"{line}, then asks the model to go on in a user message: {kept[0][:80]!r}"))
                 else:
-                    problems.append(f"{line}: {kept[0][:80]!r}")
+                    ending.append(_request_problem(later, f"{line}: {kept[0][:80]!r}"))
                 break
-    return problems, notes
+    return ending, resumed
 
 
 def _assistant_texts(body: Any) -> dict[str, bool]:

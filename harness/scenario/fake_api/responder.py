@@ -24,6 +24,7 @@ from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.threads import Threads
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.model import DEFAULT_MODEL
+from harness.scenario.format.problem import Kind, Problem
 from harness.wire import json_body
 from harness.wire.api_errors import api_error, error_body
 from harness.wire.clock import EPOCH_ORIGIN, VirtualClock
@@ -68,8 +69,8 @@ class Responder:
         self.model = model
         self.check_requests = check_requests
         self.requests: list[Exchange] = []
-        self.problems: list[str] = []
-        self.overrun: list[str] = []  # the problems that say a request came with no reply left
+        self.problems: list[Problem] = []
+        self.overrun: list[Problem] = []  # the problems that say a request came with no reply left
         self._queue: list[Reply] = []
         self._label = label
         self._served_in_queue = 0
@@ -123,8 +124,9 @@ class Responder:
                     f"the agent made request {self._served_in_queue + 1} but {self._label} "
                     f"has {len(self._queue)} replies"
                 )
-                self.problems.append(message)
-                self.overrun.append(message)
+                problem = Problem(message, Kind.INVARIANT, request=number)
+                self.problems.append(problem)
+                self.overrun.append(problem)
                 record.plan = harness_error_plan(f"harness: {message}", request_id)
                 return None
             planned, record.repeated = again, True  # the API answers what it refused the same way again
@@ -136,7 +138,7 @@ class Responder:
         where = f"the reply on line {planned.line}" if planned.line else f"reply {self._served_in_queue} of {self._label}"
         return Pending(record, planned, request_id, model, where)
 
-    def render(self, pending: Pending) -> str | None:
+    def render(self, pending: Pending) -> Problem | None:
         """The second step: the reply's WirePlan, in ``pending.record.plan``; the problem
         when the reply cannot be served (also in ``problems``)."""
         record, reply = pending.record, pending.record.reply
@@ -152,7 +154,8 @@ class Responder:
                 why = f"to a request without `stream`: {error} has no non-streaming form (choose one with `unstreamed:`)"
             else:
                 why = f": {type(error).__name__}: {error}"
-            problem = f"{pending.where} cannot be served {why}"
+            line = pending.planned.line or None
+            problem = Problem(f"{pending.where} cannot be served {why}", Kind.HARNESS, line=line, request=record.number)
             self.problems.append(problem)
             record.plan = harness_error_plan("harness: unservable reply", pending.request_id)
             pending.served = False
@@ -178,7 +181,7 @@ class Responder:
         if not isinstance(body, dict):
             record.refused = "not_an_object" if _is_json(content) else "invalid_json"
             message = wording.NOT_AN_OBJECT if record.refused == "not_an_object" else json_body.invalid_json_message(content)
-            self.problems.append(f"request {record.number}: {message}")
+            self.problems.append(Problem(f"request {record.number}: {message}", Kind.API_RULE, request=record.number))
             record.plan = json_plan(400, error_body("invalid_request_error", message, request_id), request_id)
             return record.plan
         record.conversation, thread_error = self.threads.resolve(body)
@@ -192,7 +195,7 @@ class Responder:
         record.violations += self._foreign_signatures(record.conversation)
         if not record.violations:
             return None
-        self.problems.extend(f"request {record.number}: {v}" for v in record.violations)
+        self.problems += [Problem(f"request {record.number}: {v}", Kind.API_RULE, request=record.number) for v in record.violations]
         record.plan = json_plan(400, error_body_with_id(record.violations, request_id), request_id)
         return record.plan
 

@@ -23,9 +23,9 @@ from typing import Any
 from harness.scenario.format.model import Interrupt, Scenario, ScenarioError, Turn
 from harness.scenario.format.overlay import recorded_replies
 from harness.scenario.format.positions import scenario_position_problems
+from harness.scenario.format.problem import Problem
 from harness.scenario.format.sandbox import path_problems
 from harness.scenario.format.schema import MESSAGE_FIELDS, SCENARIO
-from harness.scenario.format.spec import Problem
 from harness.scenario.format.yaml_positions import YamlError, load_located
 from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Reply, Stall
 
@@ -38,7 +38,7 @@ def load_scenario(path: str | Path, *, positions: bool = True) -> Scenario:
     try:
         document = load_located(path)
     except YamlError as error:
-        raise ScenarioError([str(error)]) from None
+        raise ScenarioError([error.problem]) from None
     problems = SCENARIO.check(document, (1, 1), "")
     if not problems:
         problems = path_problems(path, document)
@@ -66,11 +66,11 @@ def load_scenario(path: str | Path, *, positions: bool = True) -> Scenario:
     return scenario
 
 
-def _located(path: Path, problems: list[Problem]) -> list[str]:
-    return [f"{path}:{p.line}:{p.col}: {p.message}" for p in problems]
+def _located(path: Path, problems: list[Problem]) -> list[Problem]:
+    return [p.in_file(str(path)) for p in problems]
 
 
-def problems_in(path: str | Path) -> list[str]:
+def problems_in(path: str | Path) -> list[Problem]:
     """Every mistake in a scenario file (empty when it is fine)."""
     try:
         load_scenario(path)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.scenario.format.problem import Problem
 from harness.wire.errors import HarnessError
 from harness.wire.replies import Reply
 
@@ -53,8 +54,8 @@ class Scenario:
 
 
 class ScenarioError(HarnessError, ValueError):
-    """A scenario file with mistakes; ``problems`` are ``path:line:col: message`` lines."""
+    """A scenario file with mistakes; each of ``problems`` prints as ``path:line:col: message``."""
 
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(map(str, problems)))
         self.problems = problems

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
+from harness.scenario.format.problem import Problem
 from harness.scenario.format.sandbox import PathEscape, project_path
-from harness.scenario.format.spec import Problem
 from harness.wire.cassette_file import CassetteError, load_cassette, response_body_bytes
 from harness.wire.replies import Reply
 from harness.wire.sse_parse import decode_events
@@ -40,21 +40,20 @@ def recorded_replies(path: Path, document: Mapping[str, Any]) -> tuple[dict[int,
     if not wanted:
         return {}, []
     if "cassette" not in document:
-        line, col = wanted[0][1]
-        return {}, [Problem(line, col, "`recorded` replies need a top-level `cassette:` file")]
-    line, col = document.value_pos["cassette"]
+        return {}, [Problem.at(wanted[0][1], "`recorded` replies need a top-level `cassette:` file")]
+    at = document.value_pos["cassette"]
     try:
         interactions = load_cassette(project_path(path, document["cassette"]))
     except (CassetteError, PathEscape) as error:
-        return {}, [Problem(line, col, f"cannot use the cassette: {error}")]
+        return {}, [Problem.at(at, f"cannot use the cassette: {error}")]
     replies: dict[int, Reply] = {}
     problems = []
-    for number, (at_line, at_col) in wanted:
+    for number, where in wanted:
         if not 1 <= number <= len(interactions):
-            problems.append(Problem(at_line, at_col, f"`recorded: {number}`: the cassette has interactions 1 to {len(interactions)}"))
+            problems.append(Problem.at(where, f"`recorded: {number}`: the cassette has interactions 1 to {len(interactions)}"))
             continue
         try:
             replies[number] = recorded_reply(interactions[number - 1])
         except (CassetteError, ValueError) as error:
-            problems.append(Problem(at_line, at_col, f"`recorded: {number}`: {error}"))
+            problems.append(Problem.at(where, f"`recorded: {number}`: {error}"))
     return replies, problems

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from harness.scenario.format.spec import Problem, Spec, show, with_description
+from harness.scenario.format.problem import Problem
+from harness.scenario.format.spec import Spec, show, with_description
 from harness.scenario.format.yaml_positions import Position
 
 
@@ -19,12 +20,12 @@ class Pattern(Spec):
 
     def check(self, value: Any, pos: Position, name: str) -> list[Problem]:
         if not isinstance(value, str):
-            return [Problem(*pos, f"`{name}` must be {self.label()}, got {show(value)}")]
+            return [Problem.at(pos, f"`{name}` must be {self.label()}, got {show(value)}")]
         if len(value) >= 2 and value.startswith("/") and value.endswith("/"):
             try:
                 re.compile(value[1:-1])
             except (re.error, RecursionError, OverflowError) as error:
-                return [Problem(*pos, f"`{name}`: {value!r} is not a valid regular expression ({error}); "
+                return [Problem.at(pos, f"`{name}`: {value!r} is not a valid regular expression ({error}); "
                                       "write it without the slashes to match the text itself")]
         return []
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
-from harness.scenario.format.spec import Problem
+from harness.scenario.format.problem import Problem
 from harness.wire.plan import WirePlan, plan_reply, stream_frames
 from harness.wire.replies import Reply
 from harness.wire.stream_faults import PositionError, within
@@ -88,10 +88,10 @@ def position_problems(reply: Reply, located: Mapping[str, Any], *, model: str = 
             try:
                 within("cut.after_bytes", cut and cut.after_bytes, served.size, unit="byte")
             except PositionError as error:
-                problems.append(Problem(*_where(located, error.field), str(error)))
+                problems.append(Problem.at(_where(located, error.field), str(error)))
             return problems
         field = served.problem_field
-        problems.append(Problem(*_where(located, field), served.problem))
+        problems.append(Problem.at(_where(located, field), served.problem))
         if field is None:
             return problems
         reply = without_fault(reply, field)
@@ -171,5 +171,5 @@ def scenario_position_problems(scenario: Scenario, document: Mapping[str, Any]) 
         for k, (reply, located) in enumerate(zip(turn.replies, located_turn.get("replies", [])), 1):
             hint = f"; `harness events {scenario.path} --turn {t} --reply {k}` lists them"
             found = sorted(position_problems(reply, located, model=model), key=lambda p: (p.line, p.col))
-            problems += [Problem(p.line, p.col, p.message + hint) for p in found]
+            problems += [replace(p, text=p.text + hint) for p in found]
     return problems

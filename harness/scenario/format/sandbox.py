@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
 
-from harness.scenario.format.spec import Problem
+from harness.scenario.format.problem import Problem
 from harness.wire.errors import HarnessError
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", ".git")
@@ -99,18 +99,18 @@ def path_problems(path: Path, document: Mapping[str, Any]) -> list[Problem]:
     for key in workspace:
         problem = workspace_key_problem(key)
         if problem:
-            problems.append(Problem(*key_pos.get(key, (1, 1)), f"`workspace`: {problem}"))
+            problems.append(Problem.at(key_pos.get(key, (1, 1)), f"`workspace`: {problem}"))
     if not problems:
         for key, file_key in workspace_conflicts(workspace).items():
             message = f"`workspace`: {key!r} needs {file_key!r} to be a folder, but it is a file here"
-            problems.append(Problem(*key_pos.get(key, (1, 1)), message))
+            problems.append(Problem.at(key_pos.get(key, (1, 1)), message))
     expect = document.get("expect") or {}
     files = expect.get("files") or {}
     for key in files:
         problem = workspace_key_problem(key)
         if problem:
             where = getattr(files, "key_pos", {}).get(key, (1, 1))
-            problems.append(Problem(*where, f"`expect.files`: {problem}"))
+            problems.append(Problem.at(where, f"`expect.files`: {problem}"))
     root = project_root(path)
     for holder, key in ((document, "cassette"), (expect, "transcript")):
         if key in holder:
@@ -118,7 +118,7 @@ def path_problems(path: Path, document: Mapping[str, Any]) -> list[Problem]:
                 confined(root, holder[key], base=path.parent)
             except PathEscape as error:
                 where = getattr(holder, "value_pos", {}).get(key, (1, 1))
-                problems.append(Problem(*where, f"`{key}`: {error}"))
+                problems.append(Problem.at(where, f"`{key}`: {error}"))
     return problems
 
 

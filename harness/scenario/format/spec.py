@@ -8,16 +8,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from harness.scenario.format.problem import Problem
 from harness.scenario.format.yaml_positions import LocatedDict, LocatedList, Position
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One mistake in a file."""
-
-    line: int
-    col: int
-    message: str
 
 
 class Spec:
@@ -64,9 +56,9 @@ class Scalar(Spec):
             hint = " (YAML reads an unquoted yes, no, on, off, true or false as a boolean: quote it)" if (
                 self.kind == "string" and isinstance(value, bool)
             ) else ""
-            return [Problem(*pos, f"`{name}` must be {self.label()}, got {show(value)}{hint}")]
+            return [Problem.at(pos, f"`{name}` must be {self.label()}, got {show(value)}{hint}")]
         if self.minimum is not None and value < self.minimum or self.maximum is not None and value > self.maximum:
-            return [Problem(*pos, f"`{name}` must be {self._range()}, got {show(value)}")]
+            return [Problem.at(pos, f"`{name}` must be {self._range()}, got {show(value)}")]
         return []
 
     def json_schema(self) -> dict[str, Any]:
@@ -117,7 +109,7 @@ class Choice(Spec):
         if value in self.choices and not isinstance(value, bool):
             return []
         hint = _did_you_mean(value, self.choices)
-        return [Problem(*pos, f"`{name}` cannot be {show(value)}{hint}; valid choices: {_listing(self.choices)}")]
+        return [Problem.at(pos, f"`{name}` cannot be {show(value)}{hint}; valid choices: {_listing(self.choices)}")]
 
     def json_schema(self) -> dict[str, Any]:
         return with_description({"enum": list(self.choices)}, self.description)
@@ -137,11 +129,11 @@ class ListOf(Spec):
 
     def check(self, value: Any, pos: Position, name: str) -> list[Problem]:
         if not isinstance(value, list):
-            return [Problem(*pos, f"`{name}` must be a list of {self.item.label()}, got {show(value)}")]
+            return [Problem.at(pos, f"`{name}` must be a list of {self.item.label()}, got {show(value)}")]
         if len(value) < self.min_items:
-            return [Problem(*pos, f"`{name}` needs at least {self.min_items} item(s)")]
+            return [Problem.at(pos, f"`{name}` needs at least {self.min_items} item(s)")]
         if self.max_items is not None and len(value) > self.max_items:
-            return [Problem(*pos, f"`{name}` has {len(value):,} items; at most {self.max_items:,} are allowed")]
+            return [Problem.at(pos, f"`{name}` has {len(value):,} items; at most {self.max_items:,} are allowed")]
         positions = value.item_pos if isinstance(value, LocatedList) else [pos] * len(value)
         return [p for i, (v, at) in enumerate(zip(value, positions)) for p in self.item.check(v, at, f"{name}[{i}]")]
 
@@ -166,7 +158,7 @@ class MapOf(Spec):
 
     def check(self, value: Any, pos: Position, name: str) -> list[Problem]:
         if not isinstance(value, dict):
-            return [Problem(*pos, f"`{name}` must be a mapping, got {show(value)}")]
+            return [Problem.at(pos, f"`{name}` must be a mapping, got {show(value)}")]
         problems = []
         for key, item in value.items():
             at = value.value_pos[key] if isinstance(value, LocatedDict) else pos
@@ -192,7 +184,7 @@ class Either(Spec):
             if _fits_shape(option, value):
                 return option.check(value, pos, name)
         labels = " or ".join(o.label() for o in self.options)
-        return [Problem(*pos, f"`{name}` must be {labels}, got {show(value)}")]
+        return [Problem.at(pos, f"`{name}` must be {labels}, got {show(value)}")]
 
     def json_schema(self) -> dict[str, Any]:
         return with_description({"anyOf": [o.json_schema() for o in self.options]}, self.description)
@@ -215,7 +207,7 @@ class Obj(Spec):
         if not isinstance(value, dict):
             needs = f" (a mapping with {_listing(self.required)})" if self.required else ""
             subject = f"`{name}`" if name else "the file"
-            return [Problem(*pos, f"{subject} must be a {self.what}{needs}, got {show(value)}")]
+            return [Problem.at(pos, f"{subject} must be a {self.what}{needs}, got {show(value)}")]
         where = f"{self.what} `{name}`" if name else f"the {self.what}"
         key_pos = value.key_pos if isinstance(value, LocatedDict) else {}
         value_pos = value.value_pos if isinstance(value, LocatedDict) else {}
@@ -225,15 +217,15 @@ class Obj(Spec):
             if key not in self.fields:
                 hint = _did_you_mean(key, self.fields)
                 problems.append(
-                    Problem(*key_pos.get(key, at), f"unknown key {key!r} in {where}{hint}; valid keys: {_listing(self.fields)}")
+                    Problem.at(key_pos.get(key, at), f"unknown key {key!r} in {where}{hint}; valid keys: {_listing(self.fields)}")
                 )
             else:
                 problems += self.fields[key].check(item, value_pos.get(key, at), f"{name}.{key}" if name else key)
         for key in self.required:
             if key not in value:
-                problems.append(Problem(*at, f"{where} is missing the required key `{key}`"))
+                problems.append(Problem.at(at, f"{where} is missing the required key `{key}`"))
         if not problems:
-            problems += [Problem(*at, message) for rule in self.rules if (message := rule(value))]
+            problems += [Problem.at(at, message) for rule in self.rules if (message := rule(value))]
         return problems
 
     def json_schema(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from harness.scenario.format.problem import Problem
 from harness.wire.errors import HarnessError
 from harness.wire.files import read_regular
 from harness.wire.plain_yaml import check_expanded, limit_for
@@ -42,7 +43,12 @@ class LocatedList(list):
 
 
 class YamlError(HarnessError, ValueError):
-    """A file that is not YAML, or has the same key twice; the message starts with ``path:line:col:``."""
+    """A file that is not YAML, or has the same key twice: ``problem`` says where (its
+    message starts with ``path:line:col:``)."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
 
 
 def position(node: yaml.Node) -> Position:
@@ -59,8 +65,8 @@ class _Loader(yaml.SafeLoader):
         self.depth += 1
         try:
             if self.depth > MAX_DEPTH:
-                line, col = _at(self.peek_event().start_mark)
-                raise YamlError(f"{line}:{col}: nested more than {MAX_DEPTH} levels deep; a scenario needs far fewer")
+                at = _at(self.peek_event().start_mark)
+                raise YamlError(Problem.at(at, f"nested more than {MAX_DEPTH} levels deep; a scenario needs far fewer"))
             return super().compose_node(parent, index)
         finally:
             self.depth -= 1
@@ -85,11 +91,11 @@ def _construct_map(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
         try:
             hash(key)
         except TypeError:
-            line, col = position(key_node)
-            raise YamlError(f"{line}:{col}: a mapping key must be a plain value (text or a number), not {_kind(key)}") from None
+            problem = f"a mapping key must be a plain value (text or a number), not {_kind(key)}"
+            raise YamlError(Problem.at(position(key_node), problem)) from None
         if key in result:
-            (line, col), (first, _) = position(key_node), result.key_pos[key]
-            raise YamlError(f"{line}:{col}: the key {key!r} appears twice in this mapping (first on line {first})")
+            first = result.key_pos[key][0]
+            raise YamlError(Problem.at(position(key_node), f"the key {key!r} appears twice in this mapping (first on line {first})"))
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_pos[key], result.value_pos[key] = position(key_node), position(value_node)
     return result
@@ -121,7 +127,7 @@ def load_located(path: Path) -> Any:
     try:
         text = read_regular(path, max_bytes=MAX_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise YamlError(f"{path}:1:1: cannot read it: {error}") from None
+        raise YamlError(Problem.at((1, 1), f"cannot read it: {error}").in_file(str(path))) from None
     return loads_located(text, str(path))
 
 
@@ -200,9 +206,9 @@ def loads_located(text: str, name: str = "<text>") -> Any:
     try:
         return yaml.load(text, Loader=_Loader)
     except YamlError as error:
-        raise YamlError(f"{name}:{error}") from None
+        raise YamlError(error.problem.in_file(name)) from None
     except yaml.YAMLError as error:
-        (line, col), sentence = yaml_error_message(error, text)
-        raise YamlError(f"{name}:{line}:{col}: {sentence}") from None
+        at, sentence = yaml_error_message(error, text)
+        raise YamlError(Problem.at(at, sentence).in_file(name)) from None
     except (RecursionError, ValueError, TypeError, OverflowError) as error:
-        raise YamlError(f"{name}:1:1: not valid YAML: {error}") from None
+        raise YamlError(Problem.at((1, 1), f"not valid YAML: {error}").in_file(name)) from None

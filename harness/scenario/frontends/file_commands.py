@@ -14,11 +14,12 @@ from harness.scenario.format.forms import stream_only_notes
 from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import ScenarioError
+from harness.scenario.format.problem import Problem
 from harness.scenario.format.schema import json_schema
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    problems: list[str] = []
+    problems: list[Problem] = []
     notes: list[str] = []
     files = scenario_files(args.paths)
     for path in files:
@@ -26,7 +27,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
             notes += stream_only_notes(load_scenario(path))
         except ScenarioError as error:
             problems += error.problems
-    for line in problems + notes:
+    for line in [*map(str, problems), *notes]:
         print(line)
     print(f"{len(files)} file(s), {len(problems)} problem(s), {len(notes)} note(s)")
     return 1 if problems else 0

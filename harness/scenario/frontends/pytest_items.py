@@ -11,6 +11,7 @@ import pytest
 
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import ScenarioError
+from harness.scenario.format.problem import Problem
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
 from harness.wire.errors import HarnessError
@@ -73,12 +74,12 @@ class ScenarioItem(pytest.Item):
 class BrokenScenarioItem(pytest.Item):
     """A scenario file with mistakes: fails with ``path:line:col`` lines, no traceback."""
 
-    def __init__(self, *, problems: list[str], **kwargs: Any) -> None:
+    def __init__(self, *, problems: list[Problem], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.problems = problems
 
     def runtest(self) -> None:
-        raise ScenarioFailed("\n".join(self.problems))
+        raise ScenarioFailed("\n".join(map(str, self.problems)))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         return str(excinfo.value)

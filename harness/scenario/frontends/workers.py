@@ -18,6 +18,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
+from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.frontends.progress import CtrlC, Progress
 from harness.scenario.run.results import scenario_record
 from harness.wire.errors import HarnessError
@@ -161,5 +162,5 @@ def _send(connection: Connection, message: tuple[str, Any]) -> None:
 
 def _lost(path: Path, exitcode: int | None, started: float) -> Record:
     """The record of a file whose worker ended without sending one (the agent killed it)."""
-    problem = f"{path}: the worker process running this file ended without a result (exit code {exitcode})"
-    return scenario_record(path, None, [problem], (time.perf_counter() - started) * 1000)
+    text = f"{path}: the worker process running this file ended without a result (exit code {exitcode})"
+    return scenario_record(path, None, [Problem(text, Kind.HARNESS, file=str(path))], (time.perf_counter() - started) * 1000)

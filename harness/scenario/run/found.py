@@ -18,12 +18,13 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from harness.agents.base import AgentFactory
 from harness.scenario.checks.outcome import Outcome
 from harness.scenario.format.dump import dump_scenario, write_scenario
 from harness.scenario.format.model import Scenario
+from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
 from harness.wire.errors import HarnessError
@@ -31,7 +32,8 @@ from harness.wire.errors import HarnessError
 FOUND_DIR_VARIABLE = "HARNESS_FOUND_DIR"
 TIMELINE_LINES = 16
 DEFAULT_FOUND_DIR = Path("scenarios/found")
-Check = Callable[[Outcome], list[str]]
+Check = Callable[[Outcome], Iterable[Problem | str]]
+"""A property's own check: the problems it finds in a run (a sentence is a ``PROPERTY`` problem)."""
 
 
 class Counterexample(HarnessError, AssertionError):
@@ -72,9 +74,10 @@ def run_and_record(
         if settle and (settled := settled_scenario(outcome)) is not None:
             scenario = settled
             outcome = run(scenario)
-        problems = outcome.problems + [p for check in checks for p in check(outcome)]
+        problems = outcome.problems + [_as_problem(p) for check in checks for p in check(outcome)]
     except Exception as error:
-        path = save_counterexample(scenario, [f"the run raised {type(error).__name__}: {error}"], folder=folder)
+        crash = Problem(f"the run raised {type(error).__name__}: {error}", Kind.HARNESS)
+        path = save_counterexample(scenario, [crash], folder=folder)
         raise Counterexample(f"running the scenario raised; {_where(path)}", path) from error
     if problems:
         path = save_counterexample(scenario, problems, folder=folder)
@@ -82,16 +85,20 @@ def run_and_record(
     return outcome
 
 
-def counterexample_text(scenario: Scenario, outcome: Outcome, problems: list[str], path: Path | None) -> str:
+def _as_problem(found: Problem | str) -> Problem:
+    return found if isinstance(found, Problem) else Problem(found, Kind.PROPERTY)
+
+
+def counterexample_text(scenario: Scenario, outcome: Outcome, problems: Sequence[Problem], path: Path | None) -> str:
     """A failure in about forty lines: the problems, the scenario as YAML (ready for
     ``scenarios/regressions/``) and the timeline, cut down around what went wrong."""
-    yaml_text = dump_scenario(replace(scenario, name="regression", about=problems[0][:200]))
+    yaml_text = dump_scenario(replace(scenario, name="regression", about=str(problems[0])[:200]))
     timeline = [line for line in format_timeline(outcome).splitlines()[2:] if "✗" not in line and "⚠" not in line]
     if len(timeline) > TIMELINE_LINES:
         timeline = timeline[: TIMELINE_LINES // 2] + ["  …"] + timeline[-TIMELINE_LINES // 2 :]
     return "\n".join([
         f"the property failed: {len(problems)} problem(s)",
-        *(f"  ✗ {p.splitlines()[0]}" for p in problems[:6]),
+        *(f"  ✗ {str(p).splitlines()[0]}" for p in problems[:6]),
         "", "the scenario:", *("  " + line for line in yaml_text.splitlines()),
         "", "the run:", *timeline,
         *([_where(path)] if path else []),
@@ -111,13 +118,13 @@ def settled_scenario(outcome: Outcome) -> Scenario | None:
     return replace(outcome.scenario, turns=tuple(turns)) if changed else None
 
 
-def save_counterexample(scenario: Scenario, problems: list[str], *, folder: Path | None = None) -> Path | None:
+def save_counterexample(scenario: Scenario, problems: Sequence[Problem], *, folder: Path | None = None) -> Path | None:
     """Write ``scenario`` (named after the running test, its first problem in ``about``)
     into ``folder``; under hypothesis only for the final, shrunk example."""
     if not _final_example():
         return None
     test = _current_test()
-    first = problems[0] if problems else "a problem"
+    first = str(problems[0]) if problems else "a problem"
     named = replace(
         scenario,
         name=f"found-{test}",

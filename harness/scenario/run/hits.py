@@ -4,6 +4,14 @@ was served; ``harness.report.coverage`` builds the matrix from these hits."""
 
 from __future__ import annotations
 
+from harness.agents.events import (
+    MessageDone,
+    TextDelta,
+    ThinkingDelta,
+    ToolCall,
+    ToolResult,
+    TurnEnd,
+)
 from harness.oracle.retry import status_is_retryable
 from harness.scenario.checks.outcome import Outcome
 from harness.scenario.fake_api.exchange import Exchange
@@ -12,8 +20,8 @@ from harness.scenario.format.positions import Frame, serve
 from harness.wire.replies import Reply
 
 _OPEN_BLOCK = {"thinking": "mid thinking", "redacted_thinking": "mid thinking", "text": "mid text"}
-_AGENT_EVENT_PLACE = {"TextDelta": "mid text", "ThinkingDelta": "mid thinking", "ToolCall": "while a tool runs",
-                      "ToolResult": "while a tool runs", "MessageDone": "after the message", "TurnEnd": "after the message"}
+_AGENT_EVENT_PLACE = ((TextDelta, "mid text"), (ThinkingDelta, "mid thinking"), (ToolCall, "while a tool runs"),
+                      (ToolResult, "while a tool runs"), (MessageDone, "after the message"), (TurnEnd, "after the message"))
 
 
 def fault_hits(outcome: Outcome) -> list[tuple[str, str]]:
@@ -27,11 +35,16 @@ def fault_hits(outcome: Outcome) -> list[tuple[str, str]]:
             place = "while a tool runs"
         else:
             events = turn.events[interrupt.at_event - 1 : interrupt.at_event] if interrupt.at_event else []
-            place = _AGENT_EVENT_PLACE.get(type(events[0][2]).__name__, "between requests") if events else "between requests"
+            place = _event_place(events[0][2]) if events else "between requests"
         kind = "turn generator closed" if interrupt.close else (
             "Ctrl+C when a tool is called" if interrupt.tool is not None else "Ctrl+C at a turn event")
         hits.append((kind, place))
     return hits
+
+
+def _event_place(event: object) -> str:
+    """Where in a turn the agent stood when it reported ``event``."""
+    return next((place for kind, place in _AGENT_EVENT_PLACE if isinstance(event, kind)), "between requests")
 
 
 def request_hits(request: Exchange) -> list[tuple[str, str]]:

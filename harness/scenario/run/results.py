@@ -1,10 +1,10 @@
 """One scenario's result as plain data (JSON-able, so pytest-xdist workers can send it
-back): the verdict, the problems with the file line each is about, the picture's
-turns, requests, sleeps and tool runs on the virtual clock, and the faults' hits."""
+back): the verdict, the problems (``{text, line, kind, turn, request}``: the sentence,
+the file line it is about, and its record's fields), the picture's turns, requests,
+sleeps and tool runs on the virtual clock, and the faults' hits."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -14,20 +14,15 @@ from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.served import failed
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.positions import serve
+from harness.scenario.format.problem import Problem
 from harness.scenario.run.hits import fault_hits, request_hits
 from harness.scenario.run.timeline import format_timeline
 
 MAX_SOURCE_LINES = 400
-_TURN_EXPECT = re.compile(r"^turn (\d+): expect\.([\w.]+)")
-_TURN = re.compile(r"^turn (\d+)\b")
-_SCENARIO_EXPECT = re.compile(r"^expect\.(files\.[^:]+|\w+)")
-_REQUEST = re.compile(r"^request (\d+)\b")
-_REPLY_LINE = re.compile(r"the reply on line (\d+)")
-_FILE_LINE = re.compile(r"^.+?:(\d+):\d+: ")
 
 
 def scenario_record(
-    path: Path, outcome: Outcome | None, problems: list[str], wall_ms: float, *, scenario: Scenario | None = None
+    path: Path, outcome: Outcome | None, problems: list[Problem], wall_ms: float, *, scenario: Scenario | None = None
 ) -> dict[str, Any]:
     """What the report needs of one scenario file's run (``outcome`` None: it did not
     load, and ``problems`` are its ``path:line:col`` mistakes)."""
@@ -42,7 +37,7 @@ def scenario_record(
         "requests": len(outcome.requests) if outcome else 0,
         "virtual_seconds": round(outcome.virtual_seconds, 3) if outcome else 0.0,
         "wall_ms": round(wall_ms, 1),
-        "problems": [{"text": p, "line": problem_line(p, outcome)} for p in problems],
+        "problems": [problem_record(p, scenario) for p in problems],
         "notes": list(outcome.notes) if outcome else [],
         "not_checked": list(outcome.not_checked) if outcome else [],
         "source": _source(path),
@@ -50,13 +45,13 @@ def scenario_record(
         "turns": [], "calls": [], "sleeps": [], "tools": [], "hits": [],
     }
     if outcome is not None and not outcome.skipped:
-        record |= _picture(outcome, record["problems"])
+        record |= _picture(outcome, problems)
         record["hits"] = [list(hit) for hit in fault_hits(outcome)]
     return record
 
 
 
-def _result(outcome: Outcome | None, problems: list[str]) -> str:
+def _result(outcome: Outcome | None, problems: list[Problem]) -> str:
     if outcome is None:
         return "broken"
     if outcome.skipped:
@@ -64,48 +59,18 @@ def _result(outcome: Outcome | None, problems: list[str]) -> str:
     return "fail" if problems else "pass"
 
 
-def problem_line(problem: str, outcome: Outcome | None) -> int | None:
-    """The line of the scenario file a problem is about: the expectation that failed,
-    the reply a bad request answered, the turn; None when it cannot be told."""
-    if outcome is None:
-        found = _FILE_LINE.match(problem)
-        return int(found.group(1)) if found else None
-    scenario = outcome.scenario
-    if found := re.search(rf"\({re.escape(str(scenario.path))}:(\d+)\)$", problem):  # the check said where
-        return int(found.group(1))
-    if found := _REPLY_LINE.search(problem):
-        return int(found.group(1))
-    if found := _TURN_EXPECT.match(problem):
-        turn = _turn_spec(scenario, int(found.group(1)))
-        key = re.sub(r"\[\d+\]", "", found.group(2))
-        if turn is None:
-            return None
-        while key and key not in turn.expect_lines:
-            key = key.rpartition(".")[0]
-        return turn.expect_lines.get(key) or turn.line or None
-    if found := _SCENARIO_EXPECT.match(problem):
-        key = found.group(1)
-        return scenario.expect_lines.get(key) or scenario.expect_lines.get(key.split(".")[0])
-    if found := _REQUEST.match(problem):
-        number = int(found.group(1))
-        request = next((r for r in outcome.requests if r.number == number), None)
-        if request is not None and request.reply is not None and request.reply.line:
-            return request.reply.line
-        turn = next((t for t in outcome.turns if any(r.number == number for r in t.requests)), None)
-        return _turn_line(scenario, turn.number) if turn else None
-    if found := _TURN.match(problem):
-        return _turn_line(scenario, int(found.group(1)))
-    turn_named = re.search(r"\bturn (\d+)\b", problem)
-    return _turn_line(scenario, int(turn_named.group(1))) if turn_named else None
+def problem_record(problem: Problem, scenario: Scenario | None) -> dict[str, Any]:
+    """A problem as the reports read it; its ``line`` is the one the check named, else
+    the line of its turn (None when neither is known)."""
+    turn = _turn_spec(scenario, problem.turn) if scenario is not None and problem.turn is not None else None
+    return {
+        "text": str(problem), "line": problem.line or (turn.line if turn is not None else None) or None,
+        "kind": problem.kind.value, "turn": problem.turn, "request": problem.request,
+    }
 
 
 def _turn_spec(scenario: Scenario, number: int) -> Any:
     return scenario.turns[number - 1] if 1 <= number <= len(scenario.turns) else None
-
-
-def _turn_line(scenario: Scenario, number: int) -> int | None:
-    turn = _turn_spec(scenario, number)
-    return turn.line or None if turn is not None else None
 
 
 def _source(path: Path) -> list[str]:
@@ -115,10 +80,9 @@ def _source(path: Path) -> list[str]:
         return []
 
 
-def _picture(outcome: Outcome, problems: list[dict[str, Any]]) -> dict[str, Any]:
+def _picture(outcome: Outcome, problems: list[Problem]) -> dict[str, Any]:
     """The timeline picture's parts, each with its virtual time and its order (``mark``)."""
-    failing = {int(m.group(1)) for p in problems if (m := _TURN.match(p["text"]))}
-    failing |= {_turn_of(outcome, int(m.group(1))) for p in problems if (m := _REQUEST.match(p["text"]))}
+    failing = {p.turn for p in problems}
     turns = [_turn(outcome, turn, turn.number in failing) for turn in outcome.turns]
     calls = [
         {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import tempfile
 import time
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -13,6 +14,7 @@ import httpx2
 
 from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver, build_agent
+from harness.agents.events import ToolCall
 from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.scenario.checks.expectations import check_expectations
 from harness.scenario.checks.invariants import MINI_AGENT, check_invariants
@@ -25,6 +27,7 @@ from harness.scenario.fake_api.transport import (
     ScenarioTransport,
 )
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario, ScenarioError, Turn
+from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.format.sandbox import PathEscape, write_workspace
 from harness.scenario.run.terminal import ctrl_c_heard
 from harness.serve.server import FaultServer
@@ -68,7 +71,7 @@ def run_scenario(
         try:
             write_workspace(workspace, scenario.workspace)
         except (PathEscape, OSError) as error:
-            raise ScenarioError([f"{scenario.path}: workspace: {error}"]) from None
+            raise ScenarioError([Problem(f"workspace: {error}", Kind.FILE_MISTAKE, file=str(scenario.path))]) from None
         client, async_client = scenario_clients(transport)
         ctx = AgentContext(
             client, async_client, workspace, clock, TEST_API_KEY, scenario.settings,
@@ -109,9 +112,15 @@ def run_scenario(
         tool_map=responder.tool_map,
     )
     found = check_invariants(outcome)
-    outcome.problems = list(responder.problems) + found.problems + check_expectations(outcome)
+    outcome.problems = _in_turns(list(responder.problems) + found.problems + check_expectations(outcome), records)
     outcome.notes = found.notes
     return outcome
+
+
+def _in_turns(problems: list[Problem], turns: list[TurnResult]) -> list[Problem]:
+    """Each problem about a request also names the turn the request was made in."""
+    turn_of = {request.number: turn.number for turn in turns for request in turn.requests}
+    return [replace(p, turn=turn_of.get(p.request)) if p.turn is None and p.request is not None else p for p in problems]
 
 
 def _skipped(scenario: Scenario, name: str | None, why: str) -> Outcome:
@@ -186,7 +195,7 @@ def _events(agent: Any, driver: TurnDriver, turn: Turn, record: TurnResult) -> I
 def _hits(interrupt: Any, count: int, event: Any) -> bool:
     if interrupt.at_event is not None:
         return count == interrupt.at_event
-    return type(event).__name__ == "ToolCall" and getattr(event, "name", None) == interrupt.tool
+    return isinstance(event, ToolCall) and event.name == interrupt.tool
 
 
 def _snapshot(workspace: Path) -> dict[str, str | None]:

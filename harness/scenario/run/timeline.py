@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.agents.events import MessageDone, Notice, ToolCall, ToolResult, TurnEnd
 from harness.scenario.checks.outcome import Outcome
 
 
@@ -42,7 +43,7 @@ def _interrupt_rows(outcome: Outcome, turn: Any) -> list[tuple[float, float, str
     if spec.at_event is not None:
         hits, where = turn.events[spec.at_event - 1 : spec.at_event], f"at event {spec.at_event} of the turn"
     else:
-        hits = [e for e in turn.events if type(e[2]).__name__ == "ToolCall" and getattr(e[2], "name", None) == spec.tool]
+        hits = [e for e in turn.events if isinstance(e[2], ToolCall) and e[2].name == spec.tool]
         where = f"when {spec.tool} was called"
     what = "the harness closed the turn's generator" if spec.close else "Ctrl+C"
     return [(mark + 0.5, at, f"    ⚡ {what} {where}") for at, mark, _ in hits[:1]]
@@ -65,15 +66,14 @@ def _request_summary(request: Any) -> str:
 
 
 def _event_line(event: Any) -> str | None:
-    kind = type(event).__name__
-    if kind == "Notice":
+    if isinstance(event, Notice):
         return f"· notice: {event.text}"
-    if kind == "ToolCall":
+    if isinstance(event, ToolCall):
         return f"⚙ tool {event.name} called"
-    if kind == "ToolResult":
+    if isinstance(event, ToolResult):
         return f"⚙ tool {event.name} {'failed' if event.is_error else 'returned'}: {event.content.splitlines()[0][:80] if event.content else ''}"
-    if kind == "MessageDone":
+    if isinstance(event, MessageDone):
         return f"✓ message done ({event.stop_reason})"
-    if kind == "TurnEnd":
+    if isinstance(event, TurnEnd):
         return f"■ turn ended: {event.reason}"
     return None

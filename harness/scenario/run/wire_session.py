@@ -17,6 +17,7 @@ from harness.scenario.fake_api.transport import (
 )
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import Scenario
+from harness.scenario.format.problem import Kind, Problem
 from harness.wire.clock import VirtualClock
 
 
@@ -51,21 +52,25 @@ class WireSession:
         self.turn_index += 1
         self._start_turn()
 
-    def problems(self) -> list[str]:
+    def problems(self) -> list[Problem]:
         """Every broken invariant and expectation so far."""
         self._end_turn()
         problems = list(self.responder.problems) + run_invariants(self.responder.requests, mini_agent=False).problems
         max_retries = self.scenario.settings.get("max_retries")
-        for index, (first, last) in enumerate(self._marks):
+        for number, (first, last) in enumerate(self._marks, 1):
             requests = [r for r in self.responder.requests if first <= r.mark <= last]
-            label = f"turn {index + 1}"
-            problems += wire_invariants(label, requests, max_retries=max_retries, wall_origin=self.clock.wall_origin).problems
-            expected = self.scenario.turns[index].expect.get("requests")
+            label, spec = f"turn {number}", self.scenario.turns[number - 1]
+            problems += wire_invariants(
+                label, requests, max_retries=max_retries, wall_origin=self.clock.wall_origin, turn=number
+            ).problems
+            expected = spec.expect.get("requests")
             if expected is not None and expected != len(requests):
-                problems.append(f"{label}: expect.requests: expected {expected}, the client made {len(requests)}")
+                text = f"{label}: expect.requests: expected {expected}, the client made {len(requests)}"
+                line = spec.expect_lines.get("requests")
+                problems.append(Problem(text, Kind.EXPECTATION, file=str(self.scenario.path), line=line, turn=number))
         for index, unused in sorted(self._unused.items()):
             if unused:
-                problems.append(f"turn {index + 1}: {unused} reply(ies) never requested")
+                problems.append(Problem(f"turn {index + 1}: {unused} reply(ies) never requested", Kind.INVARIANT, turn=index + 1))
         return problems
 
     def _start_turn(self) -> None:
