@@ -59,7 +59,7 @@ class AtomicPersister:
         from vcr.serialize import serialize
 
         text = serialize(cassette_dict, serializer)
-        findings = scan_text(text, str(cassette_path), settings=configured(), entropy=False)
+        findings = scan_text(text, str(cassette_path), settings=configured())
         if findings:
             raise SecretsFound(findings)
         write_atomically(Path(cassette_path), text)
