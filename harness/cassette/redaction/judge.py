@@ -18,7 +18,6 @@ What it calls a secret:
 | a value under a secret header, a cookie, a credential-named key | member pairs | the rule's |
 | a random-looking token of no known shape (``checks.random_token``) | text that is not quiet: not a key, a header or a signature, id or base64 ``data`` (``QUIET_KEYS``), outside URLs | ``high-entropy-string`` |
 | a secret-looking token (``contexts.file_token_spans``) | what a credential-named file holds | ``credential-file`` |
-| a value judged a secret anywhere in the same document | everywhere else in it | the label it had |
 
 An ``allow:`` rule (a regex the whole secret matches) takes a value back out, for the
 recorder and the scanner alike.
@@ -41,7 +40,6 @@ QUIET_KEYS = frozenset({
 })
 HIGH_ENTROPY = "high-entropy-string"
 CREDENTIAL_FILE = "credential-file"
-LEARNED_MIN = 8  # a value shorter than this is not searched for elsewhere
 _TOKEN = re.compile(r"(?<![A-Za-z0-9_+=-])[A-Za-z0-9_+=-]{20,128}(?![A-Za-z0-9_+=-])")
 _CANDIDATE = re.compile(r"[A-Za-z0-9_+/=.~-]{16}")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
@@ -82,11 +80,6 @@ class Judge:
             else:
                 judged.found.append((leaf, self.leaf(leaf, quiet=quiet, in_file=files.holds(leaf))))
         judged.found += [(view, self.pair(key, view.text)) for key, view in pairs]
-        learned = {view.text[h.start : h.end]: h.label for view, hits in judged.found for h in hits
-                   if h.end - h.start >= LEARNED_MIN}
-        if learned:
-            views = [top, *(view for view, _ in judged.found)]
-            judged.found += [(view, hits) for view in views if (hits := self._allowed(view.text, _occurrences(view.text, learned)))]
         return judged
 
     def leaf(self, view: View, *, quiet: bool = False, in_file: bool = False) -> list[Hit]:
@@ -119,16 +112,6 @@ def _add(hits: list[Hit], more: Iterable[Hit]) -> list[Hit]:
     """``hits`` and those of ``more`` that overlap none of them, in order."""
     extra = [h for h in more if not any(o.start < h.end and h.start < o.end for o in hits)]
     return sorted(hits + extra) if extra else hits
-
-
-def _occurrences(text: str, learned: dict[str, str]) -> list[Hit]:
-    found = []
-    for secret, label in learned.items():
-        at = text.find(secret)
-        while at >= 0:
-            found.append(Hit(at, at + len(secret), label))
-            at = text.find(secret, at + len(secret))
-    return found
 
 
 class _FileContexts:
