@@ -17,6 +17,7 @@ import argparse
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from harness.cassette.modes import MATCHING, RECORD_MODES, default_record_mode
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     previous = _terminate_as_exit()
     try:
+        _sweep_own_temporaries(args)
         return args.command(args)
     except (HarnessError, OSError) as error:  # what the harness says of its input, and files it cannot open
         print(f"harness: {error}", file=sys.stderr)
@@ -53,6 +55,19 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+WRITTEN_FILES = ("cassette", "record", "html", "junit")  # the options naming a file a command writes whole
+
+
+def _sweep_own_temporaries(args: argparse.Namespace) -> None:
+    """A command that writes a file first removes the temporaries a killed run left beside it."""
+    from harness.wire.files import sweep_stale_of
+
+    for option in WRITTEN_FILES:
+        value = getattr(args, option, None)
+        if isinstance(value, str) and value:
+            sweep_stale_of(Path(value))
 
 
 def _terminate_as_exit() -> Any:

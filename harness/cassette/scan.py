@@ -1,5 +1,6 @@
-"""Find secrets in files the way the redactor reads bodies: decoded first
-(``harness scan``, the pre-commit hook, and the check before a cassette is written).
+"""Find secrets in files the way the redactor reads bodies: decoded first, and judged by
+the same ``Judge`` (``harness scan``, the pre-commit hook, and the check before a cassette
+is written).
 
 ``scan_text(text, name)`` reads a text three ways and reports each secret once:
 
@@ -9,27 +10,27 @@
    ``!!binary`` scalar base64-decoded and gunzipped; each value read as a body — JSON
    walked to its strings, SSE reassembled per content block — and checked against the
    key it is stored under (a ``x-api-key`` header is a secret whatever it looks like);
+   keys and headers are quiet (no high-entropy report), as the recorder reads them;
 3. other files: the whole text as one body (a JSON file walked, a PEM block whole).
 
-Besides the rules, decoded values are searched for *high-entropy tokens*: 20 to 128
-characters of ``[A-Za-z0-9_+=-]`` mixing upper case, lower case and digits, with Shannon
-entropy of at least ``entropy_floor(length)``, outside URLs, not an API id (``msg_…``,
-``toolu_…``, ``req_…``), not hex or a UUID, not under a key that holds signatures,
-ids or base64 data (``QUIET_KEYS``), not a header other than the secret ones.
+What is a secret — the rules, credential-named keys, high-entropy tokens of no known
+shape, what a credential-named file holds, a value found elsewhere in the same body — is
+``harness.cassette.redaction.judge``'s to say.
 
 A ``Finding`` has the file, the line, the kind and an excerpt that shows the context
 and the public prefix of the secret (``sk-ant-api03-``), never the secret itself.
 ``settings`` (``redaction.config.configured()``) adds a user's literals, patterns and
-credential-named environment values to the rules, and drops what its ``allow`` rules
-match; ``entropy=False`` leaves out the high-entropy report (the recorder's own check:
-the redactor leaves such strings alone, so only the rules say what must not be written).
+credential-named environment values to the rules, and its ``allow`` rules.
+
+``files_under`` skips version-control, virtualenv and cache folders, and the temporary
+files a killed writer left (``harness.wire.files.is_temporary``): they are half of a
+file, not a file.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import math
 import re
 import zlib
 from bisect import bisect_right
@@ -39,33 +40,21 @@ from pathlib import Path
 from typing import Any
 
 from harness.cassette.redaction import decode, views
-from harness.cassette.redaction.checks import is_placeholder, shannon
+from harness.cassette.redaction.checks import is_placeholder
 from harness.cassette.redaction.config import Settings
-from harness.cassette.redaction.find import (
-    DEFAULT_RULES,
-    Hit,
-    RuleSet,
-    find_secrets,
-    pair_secrets,
-)
+from harness.cassette.redaction.find import DEFAULT_RULES, Hit
+from harness.cassette.redaction.judge import QUIET_KEYS, Judge
 from harness.cassette.redaction.yaml_scalars import Scalar, scalars
 from harness.wire.cassette_file import inflate
-from harness.wire.files import read_regular
+from harness.wire.files import is_temporary, read_regular
 
 __all__ = ["Finding", "files_under", "is_placeholder", "scan_bytes", "scan_file", "scan_paths", "scan_text"]
 
 MAX_SCAN_BYTES = 1024 * 1024 * 1024
-QUIET_KEYS = frozenset({
-    "signature", "data", "encrypted_content", "encrypted_index", "id", "tool_use_id", "request_id",
-    "message_id", "previous_message_id", "request-id", "anthropic-organization-id",
-})
-_TOKEN = re.compile(r"(?<![A-Za-z0-9_+=-])[A-Za-z0-9_+=-]{20,128}(?![A-Za-z0-9_+=-])")
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
-_API_ID = re.compile(r"(?:msg|msgbatch|toolu|srvtoolu|mcptoolu|req|file|batch|cntr|container|org|user|wrkspc|skill)_")
-_HEX_OR_UUID = re.compile(r"[0-9a-fA-F]*")
 PUBLIC_PREFIX = re.compile(
     r"sk-ant-[a-z]+\d\d-|sk-(?:proj-|svcacct-|admin-)?|AKIA|ASIA|gh[pousr]_|github_pat_|gl[a-z]+-|xox[a-z]-|xapp-"
-    r"|(?:sk|rk)_(?:live|test|prod)_|whsec_|AIza|ya29\.|GOCSPX-|npm_|hf_|api_org_|eyJ"
+    r"|(?:sk|rk)_(?:live|test|prod)_|whsec_|AIza|ya29\.|GOCSPX-|npm_|hf_|api_org_|eyJ|pypi-|SG\.|sq0csp-"
+    r"|[A-Z][A-Z0-9]*-SECRET-KEY-"
 )
 _CASE_CHANGE = re.compile(r"[a-z][A-Z]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -89,16 +78,9 @@ class Finding:
         return f"{self.path}:{self.line}: {self.kind}: {self.excerpt}"
 
 
-def entropy_floor(length: int) -> float:
-    """The least entropy of a high-entropy token of ``length`` characters: 80 % of
-    log2(length) (the most ``length`` characters can have), and at most 4.0. Random
-    base62 falls below it about once in 1,000 at 20 characters, never from 32 on."""
-    return min(4.0, 0.8 * math.log2(length))
-
-
-def scan_text(text: str, name: str = "<text>", *, settings: Settings | None = None, entropy: bool = True) -> list[Finding]:
+def scan_text(text: str, name: str = "<text>", *, settings: Settings | None = None) -> list[Finding]:
     """Every secret in ``text``, once per line and secret, by line."""
-    report = _Report(name, settings, entropy)
+    report = _Report(name, settings)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def line_of(offset: int) -> int:
@@ -112,7 +94,7 @@ def scan_text(text: str, name: str = "<text>", *, settings: Settings | None = No
     raw = views.root(text)
     for view in (raw, decode.unescaped(raw)):
         if view is not None:
-            report.hits(view, find_secrets(view.text, report.rules), line_of, "", raw=True)
+            report.hits(view, report.judge.leaf(view, quiet=True), line_of, "", raw=True)
     return report.sorted()
 
 
@@ -140,7 +122,8 @@ def files_under(paths: Iterable[str | Path]) -> list[Path]:
     for path in map(Path, paths):
         if path.is_dir():
             files += sorted(
-                p for p in path.rglob("*") if p.is_file() and not _SKIPPED_DIRS & set(p.relative_to(path).parts)
+                p for p in path.rglob("*")
+                if p.is_file() and not _SKIPPED_DIRS & set(p.relative_to(path).parts) and not is_temporary(p.name)
             )
         elif path.exists():
             files.append(path)
@@ -165,7 +148,7 @@ def _scan_scalar(report: _Report, scalar: Scalar) -> None:
         return
     view = views.root(scalar.value)
     if scalar.path and not scalar.is_key:
-        report.hits(view, pair_secrets(scalar.path[-1], scalar.value), scalar.line_at, "")
+        report.hits(view, report.judge.pair(scalar.path[-1], scalar.value), scalar.line_at, "")
     if len(scalar.value) < 4:  # shorter than any secret a rule or a literal finds on its own
         return
     quiet = scalar.is_key or "headers" in scalar.path or (scalar.path and scalar.path[-1].lower() in QUIET_KEYS)
@@ -176,30 +159,21 @@ LineOf = Callable[[int], int]
 
 
 def _scan_document(report: _Report, top: views.View, line_of: LineOf, where: str, *, quiet: bool = False) -> None:
-    leaves, pairs = decode.explode(top, None if report.entropy_too else report.rules.keeps)
-    for leaf in leaves:
-        if leaf.encode is not None:
-            line = line_of(views.to_root(leaf, 0, len(leaf.text))[0][0])
-            _scan_document(report, views.root(leaf.text), lambda _, line=line: line, " (in a base64 string)")
-            continue
-        hits = find_secrets(leaf.text, report.rules)
-        report.hits(leaf, hits, line_of, where)
-        if report.entropy_too and not quiet and leaf.key.lower() not in QUIET_KEYS:
-            report.entropy(leaf, hits, line_of, where)
-    for key, view in pairs:
-        report.hits(view, pair_secrets(key, view.text), line_of, where)
+    judged = report.judge.document(top, quiet=quiet)
+    for leaf in judged.opaque:
+        line = line_of(views.to_root(leaf, 0, len(leaf.text))[0][0])
+        _scan_document(report, views.root(leaf.text), lambda _, line=line: line, " (in a base64 string)")
+    for view, hits in judged.found:
+        report.hits(view, hits, line_of, where)
 
 
 class _Report:
     """Findings of one file, each (line, secret) once; raw-pass findings that are part
-    of (or contain) a decoded one on the same line are left out, and so are those the
-    settings allow."""
+    of (or contain) a decoded one on the same line are left out."""
 
-    def __init__(self, name: str, settings: Settings | None, entropy: bool) -> None:
+    def __init__(self, name: str, settings: Settings | None) -> None:
         self.name = name
-        self.settings = settings
-        self.rules: RuleSet = settings.redactor.rules if settings else DEFAULT_RULES
-        self.entropy_too = entropy
+        self.judge: Judge = settings.redactor.judge if settings else _DEFAULT_JUDGE
         self.found: dict[tuple[int, str], Finding] = {}
         self.secrets_on: dict[int, list[str]] = {}
 
@@ -211,18 +185,8 @@ class _Report:
                 continue
             self.add(line, secret, hit.label + where, _excerpt(view.text, hit.start, secret, hits))
 
-    def entropy(self, view: views.View, hits: list[Hit], line_of: LineOf, where: str) -> None:
-        urls = [m.span() for m in _URL.finditer(view.text)] if "://" in view.text else []
-        taken = [(h.start, h.end) for h in hits] + urls
-        for token in _TOKEN.finditer(view.text):
-            value = token.group()
-            if any(s < token.end() and token.start() < e for s, e in taken) or not _random_token(value):
-                continue
-            line = line_of(views.to_root(view, token.start(), token.end())[0][0])
-            self.add(line, value, "high-entropy string" + where, _excerpt(view.text, token.start(), value, hits))
-
     def add(self, line: int, secret: str, kind: str, excerpt: str) -> None:
-        if (line, secret) in self.found or (self.settings is not None and self.settings.allows(secret)):
+        if (line, secret) in self.found:
             return
         self.found[line, secret] = Finding(self.name, line, kind, excerpt)
         self.secrets_on.setdefault(line, []).append(secret)
@@ -231,14 +195,7 @@ class _Report:
         return sorted(self.found.values(), key=lambda f: (f.line, f.kind, f.excerpt))
 
 
-def _random_token(value: str) -> bool:
-    """Random-looking: not an API id, not made of hex parts and short words
-    (``9e77d7154a79ccf8-SJC``), mixed case and digits, entropy over the floor."""
-    if _API_ID.match(value) or all(_HEX_OR_UUID.fullmatch(p) or len(p) <= 4 for p in re.split(r"[-_]", value)):
-        return False
-    if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)):
-        return False
-    return shannon(value) >= entropy_floor(len(value))
+_DEFAULT_JUDGE = Judge(DEFAULT_RULES)
 
 
 def _excerpt(text: str, start: int, secret: str, hits: list[Hit]) -> str:

@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 from harness.cassette.redaction.config import Settings, configured
-from harness.cassette.redaction.find import pair_secrets
 from harness.cassette.redaction.redact import RedactionError, apply
 from harness.cassette.shapes import SEEN_HEADERS, depended_headers
 
@@ -106,10 +105,11 @@ class Scrubber:
             return [self._header(name, item) for item in value]
         if not isinstance(value, str):
             return value
-        hits = pair_secrets(name, value)
+        redactor = self.settings.redactor
+        hits = redactor.judge.pair(name, value)
         if hits:
-            value = apply(value, [(h.start, h.end, self.settings.redactor.placeholder(h.label, value[h.start : h.end])) for h in hits])
-        return self.text(value)
+            value = apply(value, [(h.start, h.end, redactor.placeholder(h.label, value[h.start : h.end])) for h in hits])
+        return redactor.redact_text(value, quiet=True)  # a header is read quiet, by the scanner too
 
     def request(self, request: Any) -> Any:
         """vcrpy's ``before_record_request``: allowlisted headers, scrubbed body and URI.

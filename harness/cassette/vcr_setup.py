@@ -111,7 +111,7 @@ class AtomicPersister:
         if self.stamper is not None:
             cassette_dict = {**cassette_dict, "metadata": self.stamper.metadata(cassette_dict.get("metadata"))}
         text = serialize(cassette_dict, serializer)
-        findings = scan_text(text, str(cassette_path), settings=configured(), entropy=False)
+        findings = scan_text(text, str(cassette_path), settings=configured())
         if findings:
             raise SecretsFound(findings)
         write_atomically(Path(cassette_path), text)

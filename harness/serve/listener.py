@@ -5,6 +5,11 @@ number. A request it cannot read is answered 400 (408 when too slow, 413 when to
 and the connection closed; an exception while answering is answered 500 and logged:
 neither ever stops the server. ``FaultServer`` and the recording proxy build on it.
 
+At the limit on connections, a new client is served and the connection that has waited
+longest for a request of its own is closed: an idle keep-alive connection, or one that
+trickles its headers in (a slow-loris) — a client that sends a request reads its answer
+at once. Only when every connection is being answered is a newcomer refused (503).
+
 Errors::
 
     Exception
@@ -57,6 +62,8 @@ class Listener:
         self._listener: socket.socket | None = None
         self._threads: set[threading.Thread] = set()
         self._connections: set[socket.socket] = set()
+        self._waiting: dict[socket.socket, float] = {}  # connection → since when it waits for a request
+        self.evicted = 0  # connections closed to make room for a new client
         self._started = monotonic()
         self.wall_origin = time.time()  # the Unix time elapsed() counts from
         self.internal_errors: list[str] = []
@@ -162,9 +169,7 @@ class Listener:
             if self._stopping.is_set():
                 sock.close()
                 return
-            with self._lock:
-                full = len(self._connections) >= self.max_connections
-            if full:
+            if not self._make_room():
                 _refuse(sock)
                 continue
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -172,22 +177,51 @@ class Listener:
                 self._connections.add(sock)
             self._spawn(self._serve_connection, sock)
 
+    def _make_room(self) -> bool:
+        """Whether a new connection may be served: below the limit, or after closing the
+        connection that has waited longest for a request (none is waiting: refuse)."""
+        with self._lock:
+            if len(self._connections) < self.max_connections:
+                return True
+            if not self._waiting:
+                return False
+            victim = min(self._waiting, key=self._waiting.__getitem__)
+            del self._waiting[victim]
+            self._connections.discard(victim)
+            self.evicted += 1
+        try:
+            victim.shutdown(socket.SHUT_RDWR)  # its thread's read ends, and the thread with it
+        except OSError:
+            pass
+        return True
+
     def _serve_connection(self, sock: socket.socket) -> None:
         try:
             conn = Connection(sock, self.limits)
             while not self._stopping.is_set():
+                with self._lock:
+                    if sock not in self._connections:
+                        return  # evicted while it was between requests
+                    self._waiting[sock] = self.monotonic()
                 try:
                     request = read_request(conn)
                 except BadRequest as exc:
-                    self._cannot_read(conn, exc)
+                    with self._lock:
+                        evicted = sock not in self._connections
+                    if not evicted:
+                        self._cannot_read(conn, exc)
                     return
+                finally:
+                    with self._lock:
+                        self._waiting.pop(sock, None)
                 if request is None or not self._answer_safely(conn, request):
                     return
         except OSError:
-            return  # the client went away
+            return  # the client went away, or was closed to make room
         finally:
             with self._lock:
                 self._connections.discard(sock)
+                self._waiting.pop(sock, None)
             sock.close()
 
     def _answer_safely(self, conn: Connection, request: Request) -> bool:

@@ -5,7 +5,9 @@
 file or the new one, never half of one. The temporary is removed on every exit path
 Python sees (an error, Ctrl+C, SIGTERM turned into SystemExit by the CLI). Only SIGKILL
 or a power cut can leave one; ``sweep_stale`` removes those — the ones whose writing
-process is gone — and every write starts with it.
+process is gone — and every write starts with it, as does every command that writes a
+file (``sweep_stale_of``, from ``harness.cli``). ``is_temporary`` tells a reader
+(``harness scan``) to pass one by: it is half of a file.
 """
 
 from __future__ import annotations
@@ -63,6 +65,17 @@ def sweep_stale(folder: Path, name: str | None = None) -> list[Path]:
         except OSError:
             pass
     return removed
+
+
+def sweep_stale_of(path: Path) -> list[Path]:
+    """Remove the stale temporaries of the file ``path`` (see ``sweep_stale``)."""
+    path = Path(path)
+    return sweep_stale(path.parent, path.name)
+
+
+def is_temporary(name: str) -> bool:
+    """Whether a file name is one of ``write_atomically``'s temporaries (``.NAME.PID.RANDOM.tmp``)."""
+    return _TEMPORARY.match(name) is not None
 
 
 def temporaries(folder: Path) -> list[Path]:

@@ -9,10 +9,11 @@ import json
 
 import pytest
 
-from harness.cassette.redaction import decode
+from harness.cassette.redaction import decode, maintained
+from harness.cassette.redaction.find import RuleSet, find_secrets
 from harness.cassette.redaction.redact import Redactor
 from harness.cassette.scan import PUBLIC_PREFIX
-from redaction.fakes import FAKES, ONE_PER_FAMILY, fake_id
+from redaction.fakes import FAKES, ONE_PER_FAMILY, UNKNOWN, fake_id
 from redaction.leaks import leaked
 from redaction.places import ENCODINGS, PLACES, split_points, stream, stream_content
 
@@ -26,7 +27,7 @@ def test_a_planted_secret_leaves_no_trace_in_a_request_body(redactor, fake, plac
         redacted = redactor.redact_body(body)
         assert leaked(redacted, fake) == [], encoding
         assert json.loads(redacted)["model"] == "claude-sonnet-4-5"
-        assert f"<redacted:{fake.family}:" in redacted.decode(), encoding
+        assert "<redacted:" in redacted.decode(), encoding
 
 
 @pytest.mark.parametrize("fake", ONE_PER_FAMILY, ids=fake_id)
@@ -56,10 +57,17 @@ def test_redacting_twice_changes_nothing_more(redactor):
         assert redactor.redact_body(once) == once, fake.family
 
 
-@pytest.mark.parametrize("fake", [f for f in ONE_PER_FAMILY if not PUBLIC_PREFIX.match(f.secrets[0])], ids=fake_id)
+MAINTAINED = RuleSet(maintained.rules())
+CUT_FAMILIES = [f for f in ONE_PER_FAMILY if not PUBLIC_PREFIX.match(f.secrets[0])
+                and not find_secrets(f.value, MAINTAINED) and f.family not in UNKNOWN]
+
+
+@pytest.mark.parametrize("fake", CUT_FAMILIES, ids=fake_id)
 def test_a_stream_cut_inside_the_second_half_of_a_secret_leaves_no_usable_part(redactor, fake):
     """Where all of the value is secret (no public prefix such as ``sk-ant-api03-``, whose
-    first 12 characters are no use): a cut stream keeps none of its 12-character pieces."""
+    first 12 characters are no use) and the project's own rules (which take lengths as
+    "at least") find it: a cut stream keeps none of its 12-character pieces. The
+    maintained set's rules want the whole token, and a stream that breaks is not recorded."""
     content = stream_content("text", fake)
     at = content.index(fake.secrets[0])
     full = stream("text", content, at + 12).decode()

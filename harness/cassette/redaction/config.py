@@ -10,7 +10,8 @@
       # comments and blank lines are skipped
       literal: VALUE            VALUE (4+ characters) redacted verbatim wherever it appears
       pattern LABEL: REGEX      what REGEX matches (its group "secret" if it has one)
-      allow: REGEX              a string the scanner matches in full is not reported
+      allow: REGEX              a value the regex matches in full is no secret: neither
+                                redacted nor reported (a known false positive)
 
   A literal is a secret itself: keep the file out of the repository.
 - **Credential-named environment variables** (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
@@ -49,13 +50,9 @@ class RulesFileError(HarnessError, ValueError):
 
 @dataclass(frozen=True, eq=False)
 class Settings:
-    """The redactor for recordings and what the scanner may leave unreported."""
+    """The redactor for recordings; its ``judge`` is the scanner's too."""
 
     redactor: Redactor
-    allowed: tuple[re.Pattern[str], ...] = ()
-
-    def allows(self, value: str) -> bool:
-        return any(regex.fullmatch(value) for regex in self.allowed)
 
 
 def redaction_key(environ: Mapping[str, str] = os.environ) -> bytes:
@@ -86,7 +83,7 @@ def _settings(key: bytes, rules_file: str | None, stamp: object, env: tuple[tupl
     allowed: list[re.Pattern[str]] = []
     if rules_file is not None:
         literals, patterns, allowed = read_rules(Path(rules_file))
-    return Settings(Redactor(key=key, literals=literals, env=dict(env), patterns=patterns), tuple(allowed))
+    return Settings(Redactor(key=key, literals=literals, env=dict(env), patterns=patterns, allowed=tuple(allowed)))
 
 
 def read_rules(path: Path) -> tuple[list[str], list[tuple[str, re.Pattern[str]]], list[re.Pattern[str]]]:

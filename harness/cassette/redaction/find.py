@@ -1,4 +1,5 @@
-"""Run the rules: ``find_secrets(text)`` gives the secrets in a text as ``Hit``s,
+"""Run the rules: ``find_secrets(text)`` gives the secrets in a text as ``Hit``s (the
+maintained set's, ``maintained``, then the project's own families and context rules),
 overlapping matches merged and named after the most specific rule; ``pair_secrets``
 checks a value against the key it is stored under; ``literal_rules`` and
 ``pattern_rules`` make rules of configured values and regexes. A ``RuleSet`` keeps its rules in priority order and skips, with one
@@ -12,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import NamedTuple
 
-from harness.cassette.redaction import finders
+from harness.cassette.redaction import finders, maintained
 from harness.cassette.redaction.checks import is_placeholder, lower
 from harness.cassette.redaction.rules import (
     AUTH_SCHEME,
@@ -159,7 +160,7 @@ def _literal_rule(label: str, group: list[str]) -> Rule:
     return Rule(label, tuple({v.lower() for v in group}), finder=lambda text: (m.span() for m in regex.finditer(text)))
 
 
-FAMILY = RuleSet(FAMILY_RULES)
+FAMILY = RuleSet(maintained.rules() + FAMILY_RULES)  # the maintained set first: its names win
 CONTEXT = RuleSet(CONTEXT_RULES)
 DEFAULT_RULES = FAMILY + CONTEXT
 _PAIR_RULES = RuleSet(r for r in DEFAULT_RULES.rules if r.label in ("aws-secret-access-key", "generic-secret"))

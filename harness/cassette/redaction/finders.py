@@ -1,6 +1,7 @@
-"""The rules that a single regex cannot express: PEM private-key blocks (also cut off
-before their END line), cookies (per name, some names are not credentials) and generic
-``NAME = value`` assignments (the name is found first, then the value is checked).
+"""The rules that a single regex cannot express: PEM private-key blocks and key blocks of
+any other kind (also cut off before their END line), cookies (per name, some names are
+not credentials), credentials in URLs and generic ``NAME = value`` assignments (the name
+is found first, then the value is checked).
 
 Each finder takes a text and yields ``(start, end)`` of each secret in it.
 """
@@ -23,6 +24,10 @@ from harness.cassette.redaction.checks import (
 # raw YAML text, folding breaks a long line at a space ("-----END\n      RSA PRIVATE KEY-----").
 _PEM_BEGIN = re.compile(r"-----BEGIN[\s\\]+(?:[A-Z0-9]+[\s\\]+)*PRIVATE[\s\\]+KEY(?:[\s\\]+BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[\s\\]+(?:[A-Z0-9]+[\s\\]+)*PRIVATE[\s\\]+KEY(?:[\s\\]+BLOCK)?-----")
+# Any other key block, of a kind no rule names (``-----BEGIN ZORBLAX SIGNING KEY-----``); a
+# PUBLIC key is no secret.
+_BLOCK_BEGIN = re.compile(r"-----BEGIN[\s\\]+(?:(?!PUBLIC|PRIVATE)[A-Z0-9]+[\s\\]+)*KEY(?:[\s\\]+BLOCK)?-----")
+_BLOCK_END = re.compile(r"-----END[\s\\]+(?:[A-Z0-9]+[\s\\]+)*KEY(?:[\s\\]+BLOCK)?-----")
 # A line of a PEM body: base64, an RFC 1421 header (``Proc-Type: 4,ENCRYPTED``), maybe
 # behind a ``cat -n`` line number; used to find where a block without END stops.
 _PEM_LINE = re.compile(r"[ \t]*(?:\d+\t)?[ \t]*(?:[A-Za-z0-9+/= ]*|[A-Za-z-]+:[^\r\n]*)[ \t]*")
@@ -36,10 +41,20 @@ def pem_spans(text: str) -> Iterator[tuple[int, int]]:
     """The body of each private-key block, between its BEGIN and END lines, if it has a
     base64 run; a block without an END line (a Read that stopped, a stream that was cut)
     runs as far as its lines look like PEM, and any of it is a secret."""
+    return _block_spans(text, _PEM_BEGIN, _PEM_END)
+
+
+def key_block_spans(text: str) -> Iterator[tuple[int, int]]:
+    """The body of each ``-----BEGIN … KEY-----`` block that is neither private (see
+    ``pem_spans``) nor public, the same way."""
+    return _block_spans(text, _BLOCK_BEGIN, _BLOCK_END)
+
+
+def _block_spans(text: str, begins: re.Pattern[str], ends: re.Pattern[str]) -> Iterator[tuple[int, int]]:
     pos = 0
-    while (begin := _PEM_BEGIN.search(text, pos)) is not None:
-        end = _PEM_END.search(text, begin.end())
-        if end and _PEM_BEGIN.search(text, begin.end(), end.start()):  # that END is another block's
+    while (begin := begins.search(text, pos)) is not None:
+        end = ends.search(text, begin.end())
+        if end and begins.search(text, begin.end(), end.start()):  # that END is another block's
             end = None  # (in raw YAML, folding can break an END line at its spaces)
         stop = end.start() if end else _pem_body_end(text, begin.end())
         if (_BASE64_RUN if end else _BASE64_CHAR).search(text, begin.end(), stop):  # cut short: any of it

@@ -40,11 +40,10 @@ from harness.cassette.redaction.find import (
     FAMILY,
     Hit,
     RuleSet,
-    find_secrets,
     literal_rules,
-    pair_secrets,
     pattern_rules,
 )
+from harness.cassette.redaction.judge import Judge
 from harness.wire.errors import HarnessError
 
 _GZIP = b"\x1f\x8b"
@@ -66,15 +65,18 @@ def untagged(text: str) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Redactor:
-    """Redacts with one key, the shipped rules, ``literals``, user ``patterns`` (label,
-    compiled regex) and credential-named ``env`` values (pass ``os.environ`` to use the
-    process's own)."""
+    """Redacts with one key what its ``judge`` calls a secret: the shipped rules,
+    ``literals``, user ``patterns`` (label, compiled regex), credential-named ``env``
+    values (pass ``os.environ`` to use the process's own), less what ``allowed`` regexes
+    match in full."""
 
     key: bytes = field(repr=False)  # never in a repr: tracebacks and test reports print them
     literals: Iterable[str] = field(default=(), repr=False)
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     patterns: Iterable[tuple[str, re.Pattern[str]]] = field(default=(), repr=False)
+    allowed: tuple[re.Pattern[str], ...] = field(default=(), repr=False)
     rules: RuleSet = field(init=False, repr=False)
+    judge: Judge = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         env = self.env.items()
@@ -87,6 +89,7 @@ class Redactor:
         values.update({v.encode("utf-8").decode("latin-1"): label for v, label in list(values.items())})
         rules = FAMILY + literal_rules(values) + pattern_rules(self.patterns) + CONTEXT
         object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "judge", Judge(rules, tuple(self.allowed)))
 
     def placeholder(self, label: str, secret: str) -> str:
         tag = hmac.new(self.key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:8]
@@ -109,35 +112,34 @@ class Redactor:
             return self._redact_binary(body)
         return self.redact_text(text).encode("utf-8")
 
-    def redact_text(self, text: str) -> str:
-        """``text`` (a JSON or SSE body, a URI, any text) with every secret replaced."""
+    def redact_text(self, text: str, *, quiet: bool = False) -> str:
+        """``text`` (a JSON or SSE body, a URI, any text) with every secret replaced;
+        ``quiet`` (a header's value): no high-entropy report, as the scanner reads headers."""
         current = text
         for _ in range(3):
-            edits = self.edits(views.root(current))
+            edits = self.edits(views.root(current), quiet=quiet)
             if not edits:
                 return current
             redacted = apply(current, edits)
             _check_structure(current, redacted)
             current = redacted
-        left = self.edits(views.root(current))
+        left = self.edits(views.root(current), quiet=quiet)
         if left:
             raise RedactionError(f"still found after redacting: {_describe(left)}")
         return current
 
-    def edits(self, top: views.View) -> list[Edit]:
-        """Non-overlapping ``(start, end, replacement)`` edits of ``top.text``."""
-        leaves, pairs = decode.explode(top, self.rules.keeps)
+    def edits(self, top: views.View, *, quiet: bool = False) -> list[Edit]:
+        """Non-overlapping ``(start, end, replacement)`` edits of ``top.text``: one for
+        each secret the judge finds in it."""
+        judged = self.judge.document(top, quiet=quiet)
         edits: list[Edit] = []
-        for leaf in leaves:
-            if leaf.encode is not None:
-                inner = self.redact_text(leaf.text)
-                if inner != leaf.text:
-                    assert leaf.parent is not None
-                    edits += _spread(views.to_root(leaf.parent, 0, len(leaf.parent.text)), leaf.encode(inner))
-                continue
-            edits += self._hit_edits(leaf, find_secrets(leaf.text, self.rules))
-        for key, view in pairs:
-            edits += self._hit_edits(view, pair_secrets(key, view.text))
+        for leaf in judged.opaque:
+            inner = self.redact_text(leaf.text)
+            if inner != leaf.text:
+                assert leaf.parent is not None
+                edits += _spread(views.to_root(leaf.parent, 0, len(leaf.parent.text)), leaf.encode(inner))
+        for view, hits in judged.found:
+            edits += self._hit_edits(view, hits)
         return _merge(edits)
 
     def _hit_edits(self, view: views.View, hits: list[Hit]) -> list[Edit]:

@@ -25,7 +25,6 @@ from harness.cassette.redaction.checks import (
     credential_like,
     has_digit,
     is_placeholder,
-    jwt_header_ok,
     random_looking,
     shannon,
 )
@@ -57,12 +56,12 @@ class Rule:
     check: Callable[[str], bool] | None = None
     finder: Callable[[str], Iterable[tuple[int, int]]] | None = None
     not_after: str = ""  # characters that may not come just before a match
-    lowered: bool = False  # the regex runs on the lower-cased text (it was case-insensitive)
+    lowered: bool = False  # the regex runs on the lower-cased text (it was case-insensitive); a finder takes it too
 
     def spans(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of each secret in ``text`` (``lowered`` is ``checks.lower(text)``)."""
         if self.finder is not None:
-            yield from self.finder(text)
+            yield from (self.finder(text, lowered) if self.lowered else self.finder(text))
             return
         assert self.regex is not None
         for match in self.regex.finditer(lowered if self.lowered else text):
@@ -98,9 +97,6 @@ FAMILY_RULES: tuple[Rule, ...] = (
     # gitleaks openai-api-key, detect-secrets openai (the T3BlbkFJ marker is not required here).
     _rule("openai-key", ("sk-",), _BD + r"(?P<secret>sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})",
           random_looking),
-    # gitleaks aws-access-token, trufflehog aws/access_keys, detect-secrets aws (AKIA/ASIA/ABIA/ACCA/A3T).
-    _rule("aws-access-key-id", ("akia", "asia", "abia", "acca", "a3t"),
-          _A + r"(?P<secret>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?![A-Za-z0-9])"),
     # trufflehog aws (40 base64 chars, entropy), detect-secrets aws (anchored on "aws … key" nearby):
     # named (aws_secret_access_key = …, "SecretAccessKey": …) or right after an access key id.
     _rule("aws-secret-access-key", ("secret",),
@@ -113,22 +109,16 @@ FAMILY_RULES: tuple[Rule, ...] = (
     _rule("aws-signature", ("signature=",), r"(?i:signature)=(?P<secret>[0-9a-f]{64})(?![0-9a-f])"),
     # gitleaks github-fine-grained-pat (82 chars), GitHub secret scanning "GitHub Personal Access Token".
     _rule("github-pat", ("github_pat_",), _B + r"(?P<secret>github_pat_[A-Za-z0-9_]{40,})"),
-    # gitleaks github-pat/github-oauth/github-app-token/github-refresh-token, detect-secrets github_token.
-    _rule("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _B + r"(?P<secret>gh[pousr]_[A-Za-z0-9]{30,})"),
-    # gitleaks gitlab-pat(-routable), gitlab-deploy-token, gitlab-runner-…; detect-secrets gitlab_token.
-    _rule("gitlab-token", tuple(f"gl{kind}-" for kind in ("pat", "dt", "rt", "ptt", "cbt", "ft", "imt", "oas", "soat")),
-          _BD + r"(?P<secret>gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|soat)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{9})?)"),
-    # gitleaks slack-webhook-url, detect-secrets slack (services/ workflows/ triggers/).
+    # gitleaks slack-webhook-url: workflow and trigger webhooks (detect-secrets knows services/ only).
     _rule("slack-webhook", ("hooks.slack.com",),
-          r"(?i:hooks\.slack\.com)/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/+-]{8,})"),
-    # gitleaks slack-bot/user/app/legacy/config tokens, detect-secrets slack.
-    _rule("slack-token", ("xox", "xapp-"),
-          _BD + r"(?P<secret>xox[abeoprs]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-\d-[A-Za-z0-9-]{20,}"
-          r"|xapp-\d-[A-Za-z0-9-]{20,})",
+          r"(?i:hooks\.slack\.com)/(?:workflows|triggers)/(?P<secret>[A-Za-z0-9_/+-]{8,})"),
+    # gitleaks slack-app-token, slack-config-refresh-token (detect-secrets knows xox?- tokens only).
+    _rule("slack-token", ("xoxe", "xapp-"),
+          _BD + r"(?P<secret>xoxe\.xox[bp]-\d-[A-Za-z0-9-]{20,}|xoxe-\d-[A-Za-z0-9-]{20,}|xapp-\d-[A-Za-z0-9-]{20,})",
           has_digit),
-    # gitleaks stripe-access-token, detect-secrets stripe; webhook signing secrets (whsec_).
-    _rule("stripe-key", ("_live_", "_test_", "_prod_", "whsec_"),
-          _B + r"(?P<secret>(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{24,})",
+    # gitleaks stripe-access-token: test and prod keys, webhook signing secrets (detect-secrets knows live keys only).
+    _rule("stripe-key", ("_test_", "_prod_", "whsec_"),
+          _B + r"(?P<secret>(?:sk|rk|pk)_(?:test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{24,})",
           _entropy_at_least(3.0)),
     # gitleaks gcp-api-key (AIza + 35).
     _rule("google-api-key", ("aiza",), _BD + r"(?P<secret>AIza[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])"),
@@ -140,12 +130,15 @@ FAMILY_RULES: tuple[Rule, ...] = (
     # gitleaks huggingface-access-token / huggingface-organization-api-token.
     _rule("huggingface-token", ("hf_", "api_org_"), _B + r"(?P<secret>(?:hf_|api_org_)[A-Za-z0-9]{30,})",
           _entropy_at_least(3.5)),
-    # gitleaks jwt, detect-secrets jwt (the header must decode to JSON; here it must carry "alg").
-    _rule("jwt", ("eyj",), _BD + r"(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*)", jwt_header_ok),
-    # gitleaks private-key, detect-secrets private_key (RSA, EC, DSA, OPENSSH, PGP, ENCRYPTED, plain).
+    # gitleaks private-key; detect-secrets private_key reports the BEGIN line only: here the body goes.
     Rule("private-key", ("private key",), finder=finders.pem_spans),
+    # gitleaks age-secret-key (AGE-SECRET-KEY-1…), and any NAME-SECRET-KEY-… token of that form.
+    _rule("secret-key", ("-secret-key-",),
+          _BD + r"(?P<secret>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-SECRET-KEY-[A-Za-z0-9]{16,})"),
 )
 CONTEXT_RULES: tuple[Rule, ...] = (
+    # A key block of a kind no rule names (-----BEGIN ZORBLAX SIGNING KEY-----): not a PUBLIC one.
+    Rule("key-block", ("-----begin",), finder=finders.key_block_spans),
     # detect-secrets basic_auth, trufflehog uri, GitHub "database connection strings": user:PASSWORD@host
     # (postgres, mysql, mongodb(+srv), redis, amqp…, then any scheme), and a token as the whole userinfo.
     Rule("db-url-password", ("://",), finder=partial(finders.url_password_spans, schemes=_DB_SCHEMES)),
