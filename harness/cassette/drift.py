@@ -149,21 +149,15 @@ def http_sender(base_url: str, api_key: str, *, timeout: float = 600.0) -> Send:
 
 
 def write_report(path: Path, reports: Sequence[CassetteDrift]) -> None:
-    """The JSON report, scanned for secrets and written atomically (nothing if the scan
-    finds one: SecretsFound names it, masked)."""
-    from harness.cassette.redaction.config import configured
-    from harness.cassette.scan import scan_text
-    from harness.cassette.vcr_setup import SecretsFound
-    from harness.wire.files import write_atomically
+    """The JSON report, scanned for secrets and written atomically, as a cassette is
+    (nothing if the scan finds one: SecretsFound names it, masked)."""
+    from harness.cassette.vcr_setup import write_scanned
 
     text = json.dumps({"drifted": any(r.drifted for r in reports), "cassettes": [
         {"cassette": str(r.path), "drifted": r.drifted,
          "count": r.count_difference and {"recorded": r.count_difference.recorded, "live": r.count_difference.live},
          "interactions": [i.as_json() for i in r.interactions]} for r in reports]}, indent=2) + "\n"
-    findings = scan_text(text, str(path), settings=configured(), entropy=False)
-    if findings:
-        raise SecretsFound(findings)
-    write_atomically(path, text)
+    write_scanned(path, text)
 
 
 def api_key_for(base_url: str) -> str | None:

@@ -38,7 +38,7 @@ from harness.wire.errors import HarnessError
 from harness.wire.files import write_atomically
 
 __all__ = ["MATCHING", "RECORD_MODES", "AtomicPersister", "SecretsFound", "Stamper", "drop_interactions", "make_vcr",
-           "write_atomically"]
+           "write_atomically", "write_scanned"]
 
 
 
@@ -111,10 +111,7 @@ class AtomicPersister:
         if self.stamper is not None:
             cassette_dict = {**cassette_dict, "metadata": self.stamper.metadata(cassette_dict.get("metadata"))}
         text = serialize(cassette_dict, serializer)
-        findings = scan_text(text, str(cassette_path), settings=configured())
-        if findings:
-            raise SecretsFound(findings)
-        write_atomically(Path(cassette_path), text)
+        write_scanned(Path(cassette_path), text)
 
 
 def drop_interactions(path: str | Path, numbers: Iterable[int]) -> int:
@@ -130,12 +127,18 @@ def drop_interactions(path: str | Path, numbers: Iterable[int]) -> int:
     data: dict[str, Any] = {"interactions": kept, "version": 1}
     if cassette.metadata:
         data["metadata"] = cassette.metadata
-    text = yamlserializer.serialize(data)
-    findings = scan_text(text, str(path), settings=configured(), entropy=False)
+    write_scanned(Path(path), yamlserializer.serialize(data))
+    return len(kept)
+
+
+def write_scanned(path: Path, text: str) -> None:
+    """``text`` written to ``path`` atomically, if the scanner finds no secret in it
+    (SecretsFound, and nothing written, if it does): how every cassette, and every
+    report made from one, is written."""
+    findings = scan_text(text, str(path), settings=configured())
     if findings:
         raise SecretsFound(findings)
-    write_atomically(Path(path), text)
-    return len(kept)
+    write_atomically(path, text)
 
 
 def make_vcr(
