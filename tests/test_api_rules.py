@@ -69,13 +69,9 @@ def test_unknown_role_is_rejected() -> None:
     assert only(check_history(history)) == "messages.1.role: Input should be 'user' or 'assistant'"
 
 
-@pytest.mark.parametrize(
-    "betas", [None, ["mid-conversation-system-2026-04-07"], ["claude-code-20250219", "effort-2025-11-24"]],
-    ids=["no-header", "old-system-beta", "other-betas"],
-)
-def test_system_message_passes_with_any_betas_as_the_docs_say_no_beta_is_required(betas: list[str] | None) -> None:
+def test_system_message_passes_as_the_docs_say_no_beta_is_required() -> None:
     history = [user("Hi"), {"role": "system", "content": "Be brief."}, assistant("Hello.")]
-    assert check_history(history, betas=betas) == []
+    assert check_history(history) == []
 
 
 def test_system_message_between_tool_use_and_tool_result_is_skipped_for_pairing() -> None:
@@ -85,7 +81,7 @@ def test_system_message_between_tool_use_and_tool_result_is_skipped_for_pairing(
         {"role": "system", "content": "The user is waiting."},
         user(tool_result("toolu_1")),
     ]
-    assert check_history(history, betas=["claude-code-20250219"]) == []
+    assert check_history(history) == []
 
 
 def test_message_that_is_not_an_object_is_rejected_without_crashing() -> None:

@@ -188,7 +188,7 @@ class Responder:
             return record.plan
         if not self.check_requests:
             return None
-        record.violations = check_request(record.conversation, betas=request_betas(record.headers))
+        record.violations = check_request(record.conversation)
         record.violations += self._foreign_signatures(record.conversation)
         if not record.violations:
             return None
