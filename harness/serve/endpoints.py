@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from urllib.parse import unquote
 
 from harness.oracle import check_request, wording
-from harness.scenario.fake_api.responder import error_body_with_id
+from harness.oracle import error_body as violations_body
 from harness.serve.log import LogEntry
 from harness.wire import json_body
 from harness.wire.api_errors import error_body
@@ -33,7 +33,7 @@ def count_tokens(request: Request, entry: LogEntry, request_id: str) -> WirePlan
     entry.violations = [str(v) for v in violations]
     if violations:
         entry.status, entry.answer = 400, "rejected by the oracle"
-        return json_plan(400, error_body_with_id(violations, request_id), request_id)
+        return json_plan(400, violations_body(violations, request_id=request_id), request_id)
     tokens = estimate_tokens(body)
     entry.answer = f"count_tokens {tokens}"
     return json_plan(200, {"input_tokens": tokens}, request_id)
