@@ -1,8 +1,14 @@
 """What the harness drives: any object with ``run_turn(text)``, built by a factory.
 
-A factory takes the SDK client wired to the scenario, the clock (virtual in process)
-and the workspace folder, and returns the agent under test. ``run_turn`` may return
-events (mini_agent's do); the harness decides from the wire.
+A factory takes the run's ``AgentContext`` (``context``: the SDK clients wired to the
+scenario, a loopback ``base_url``, the workspace, the virtual clock, the scenario's
+settings) and returns the agent under test; it may be an ``async def``::
+
+    def make_agent(ctx: AgentContext) -> MyAgent:
+        return MyAgent(ctx.client, cwd=ctx.workspace, sleep=ctx.sleep)
+
+``run_turn`` may be a plain method, an ``async def``, a generator of events or an async
+generator (mini_agent's yields events); the harness decides from the wire.
 
 Optional, for agents that have them (mini_agent's adapter does):
 - ``command(line) -> str | None``: a REPL command answered without a turn (``/status``);
@@ -12,12 +18,10 @@ Optional, for agents that have them (mini_agent's adapter does):
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Callable, Protocol
+from collections.abc import Awaitable
+from typing import Any, Callable, Protocol, Union
 
-import anthropic
-
-from harness.wire.clock import VirtualClock
+from harness.agents.context import AgentContext
 
 
 class AgentUnderTest(Protocol):
@@ -26,4 +30,5 @@ class AgentUnderTest(Protocol):
     def run_turn(self, text: str) -> Any: ...
 
 
-AgentFactory = Callable[[anthropic.Anthropic, VirtualClock, Path], AgentUnderTest]
+AgentFactory = Callable[[AgentContext], Union[AgentUnderTest, Awaitable[AgentUnderTest]]]
+"""Builds the agent under test from the run's context, sync or ``async def``."""
