@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 from typing import Any
 
 import pytest
@@ -12,6 +14,17 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from harness.oracle import Violation, check_history, check_request, error_body
+from harness.oracle.fields import FIELD_RULES
+from harness.oracle.message_rules import (
+    BLOCK_RULES,
+    CONTENT_RULES,
+    EVERY_BLOCK,
+    SYSTEM_RULES,
+    non_empty_content,
+)
+from harness.oracle.request import REQUEST_RULES
+from harness.oracle.signatures import signed_by_the_requested_model
+from harness.oracle.turn_rules import TURN_RULES
 
 Block = dict[str, Any]
 
@@ -466,3 +479,20 @@ def test_request_accepted_by_the_live_api_passes(body: dict[str, Any]) -> None:
 @pytest.mark.skipif(CONFORMANCE != FULL_SET, reason=f"the full set of recorded cassettes is not at {FULL_SET}")
 def test_every_recorded_messages_request_is_checked() -> None:
     assert len(_recorded_requests()) == 27
+
+
+# --- the rules themselves ------------------------------------------------------------
+
+
+def test_every_rule_is_a_small_function_that_quotes_the_api_text_it_stands_on() -> None:
+    rules = [
+        *REQUEST_RULES, *FIELD_RULES.values(), *EVERY_BLOCK, *(r for rs in BLOCK_RULES.values() for r in rs),
+        non_empty_content, *CONTENT_RULES, *SYSTEM_RULES, *(r for rs in TURN_RULES.values() for r in rs),
+        signed_by_the_requested_model,
+    ]
+    assert len(set(rules)) >= 25
+    for rule in set(rules):
+        quoted = re.findall(r"``(.+?)``", inspect.getdoc(rule) or "", re.S)
+        assert any(" " in text for text in quoted), f"{rule.__name__} quotes no API text"
+        assert len(inspect.getsource(rule).splitlines()) <= 20, f"{rule.__name__} is not small"
+

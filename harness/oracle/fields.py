@@ -34,7 +34,9 @@ SAMPLING_RANGE = (0, 1)
 
 
 def field_violations(body: Mapping[str, Any]) -> list[Violation]:
-    """Type and range violations of the fields present, in the order the API reports them."""
+    """``max_tokens: Input should be a valid integer``, ``temperature: Input should be less
+    than or equal to 1`` …: the fields present, each by its rule in ``FIELD_RULES``, in the
+    order the API reports them."""
     found: list[Violation] = []
     for name, rule in FIELD_RULES.items():
         if name in body:

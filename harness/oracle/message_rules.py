@@ -52,6 +52,7 @@ class Message:
 
     @property
     def path(self) -> str:
+        """Where it is, as the API names it: ``messages.N``."""
         return f"messages.{self.index}"
 
 
@@ -181,7 +182,8 @@ def system_not_first(message: Message) -> Iterable[Violation]:
 
 
 def system_block_fields(message: Message) -> Iterable[Violation]:
-    """A system message's blocks have the shape of any block (``known_block_fields``)."""
+    """A system message's blocks have the shape of any block
+    (``messages.N.content.K.text.text: Input should be a valid string``; ``known_block_fields``)."""
     return [
         violation
         for k, block in enumerate(message.blocks) if isinstance(block, _MAPPING)

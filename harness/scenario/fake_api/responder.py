@@ -30,8 +30,8 @@ SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-o
 
 
 class Responder:
-    """Answers requests as its ``policies`` decide, in order; the scenario's replies come
-    one queue per label (a turn)."""
+    """Answers requests as its ``policies`` decide, in order (a list: a new policy is
+    inserted where it belongs); the scenario's replies come one queue per label (a turn)."""
 
     def __init__(
         self,
@@ -49,9 +49,9 @@ class Responder:
         self.problems: list[str] = []
         self.overrun: list[str] = []  # the problems that say a request came with no reply left
         self.script = ScriptedReplies(replies, label)
-        self.threads = Threads(supported=threads)
         self.policies: list[Policy] = [
-            NotJson(), self.threads, *([OracleCheck()] if check_requests else []), self.script, FinalErrorAgain(self.script),
+            NotJson(), Threads(supported=threads), *([OracleCheck()] if check_requests else []),
+            self.script, FinalErrorAgain(self.script),
         ]
 
     def queue(self, replies: Iterable[Reply], label: str) -> None:
