@@ -187,8 +187,8 @@ def test_a_factory_of_the_old_three_argument_form_is_told_how_to_write_the_new_o
         raise AssertionError("never called")
 
     scenario = load_scenario(ROOT / "scenarios" / "http" / "retryable_5xx.yaml")
-    with pytest.raises(AgentSpecError, match=r"factory\(client, clock, workspace\) is gone; a factory takes one "
-                       r"AgentContext .* def make_agent\(ctx\): return MyAgent\(ctx.client, ctx.clock, ctx.workspace\)"):
+    with pytest.raises(AgentSpecError, match=r"a factory takes one AgentContext .* def make_agent\(ctx\): return "
+                       r"MyAgent\(ctx.client, ctx.clock, ctx.workspace\) \(the form factory\(client, clock, workspace\) is gone\)"):
         run_scenario(scenario, agent=make_old_agent)
 
 

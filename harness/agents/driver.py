@@ -95,6 +95,6 @@ def _check_form(factory: Callable[..., Any], name: str) -> None:
         signature.bind(None)
     except TypeError:
         raise AgentSpecError(
-            f"the agent factory {name}{signature} cannot be called with the run's AgentContext: the form "
-            f"factory(client, clock, workspace) is gone; {NEW_FORM}"
+            f"the agent factory {name}{signature} cannot be called with the run's AgentContext alone: {NEW_FORM} "
+            "(the form factory(client, clock, workspace) is gone)"
         ) from None
