@@ -14,11 +14,11 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from harness.oracle import Violation, check_history, check_request, error_body
+from harness.oracle.blocks import block_shape
 from harness.oracle.fields import FIELD_RULES
 from harness.oracle.message_rules import (
     BLOCK_RULES,
     CONTENT_RULES,
-    EVERY_BLOCK,
     SYSTEM_RULES,
     non_empty_content,
 )
@@ -486,7 +486,7 @@ def test_every_recorded_messages_request_is_checked() -> None:
 
 def test_every_rule_is_a_small_function_that_quotes_the_api_text_it_stands_on() -> None:
     rules = [
-        *REQUEST_RULES, *FIELD_RULES.values(), *EVERY_BLOCK, *(r for rs in BLOCK_RULES.values() for r in rs),
+        *REQUEST_RULES, *FIELD_RULES.values(), block_shape, *(r for rs in BLOCK_RULES.values() for r in rs),
         non_empty_content, *CONTENT_RULES, *SYSTEM_RULES, *(r for rs in TURN_RULES.values() for r in rs),
         signed_by_the_requested_model,
     ]

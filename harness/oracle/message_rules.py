@@ -3,7 +3,8 @@ whole. One small function per rule, each quoting the API's text it stands on; th
 (``messages.check_history``) calls them in the order of the lists below, the order in
 which the API reports them.
 
-    BLOCK_RULES[type]   rule(block, at, message)   one block (a mapping) at path ``at``, by its type
+    BLOCK_RULES[type]   rule(block, at, message)   one block (a mapping) at path ``at``, by its
+                                                   type, after the shape its type requires (``blocks``)
     CONTENT_RULES       rule(message)              the content of a message that has some
     SYSTEM_RULES        rule(message)              a ``role: system`` message
 
@@ -61,12 +62,6 @@ MessageRule = Callable[[Message], Iterable[Violation]]
 
 
 # -- one block -----------------------------------------------------------------------
-
-
-def known_block_fields(block: Mapping[str, Any], at: str, message: Message) -> Iterable[Violation]:
-    """Known blocks' required fields and their types, in pydantic's words
-    (``messages.N.content.K.text.text: Input should be a valid string``; see ``blocks``)."""
-    return block_shape(at, block)
 
 
 def tool_use_id_pattern(block: Mapping[str, Any], at: str, message: Message) -> Iterable[Violation]:
@@ -129,6 +124,8 @@ def non_empty_content(message: Message) -> Iterable[Violation]:
 def text_not_empty(message: Message) -> Iterable[Violation]:
     """``messages: text content blocks must be non-empty`` (the first empty one is named)."""
     types, blocks = message.types, message.blocks
+    if "text" not in types:
+        return ()
     for k, kind in enumerate(types):
         if kind == "text" and blocks[k].get("text") == "":
             return [Violation("messages", wording.EMPTY_TEXT, at=f"{message.path}.content.{k}")]
@@ -183,7 +180,7 @@ def system_not_first(message: Message) -> Iterable[Violation]:
 
 def system_block_fields(message: Message) -> Iterable[Violation]:
     """A system message's blocks have the shape of any block
-    (``messages.N.content.K.text.text: Input should be a valid string``; ``known_block_fields``)."""
+    (``messages.N.content.K.text.text: Input should be a valid string``; ``blocks``)."""
     return [
         violation
         for k, block in enumerate(message.blocks) if isinstance(block, _MAPPING)
@@ -191,14 +188,11 @@ def system_block_fields(message: Message) -> Iterable[Violation]:
     ]
 
 
-EVERY_BLOCK: tuple[BlockRule, ...] = (known_block_fields,)
-"""The rules on a block of a type without rules of its own (or with no type)."""
 BLOCK_RULES: dict[str, tuple[BlockRule, ...]] = {
-    "tool_use": (known_block_fields, tool_use_id_pattern, tool_use_ids_unique, tool_use_input_is_an_object,
-                 tool_use_name_length),
-    "tool_result": (known_block_fields, tool_result_in_a_user_message),
+    "tool_use": (tool_use_id_pattern, tool_use_ids_unique, tool_use_input_is_an_object, tool_use_name_length),
+    "tool_result": (tool_result_in_a_user_message,),
 }
-"""The rules on a block, by its type (``EVERY_BLOCK`` for the others), in order."""
+"""The rules on a block of a type that has some, in order."""
 CONTENT_RULES: tuple[MessageRule, ...] = (
     text_not_empty, text_not_only_whitespace, final_text_not_trailing_whitespace, thinking_first,
 )

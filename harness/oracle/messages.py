@@ -25,10 +25,10 @@ from operator import attrgetter
 from typing import Any
 
 from harness.oracle import wording
+from harness.oracle.blocks import block_shape
 from harness.oracle.message_rules import (
     BLOCK_RULES,
     CONTENT_RULES,
-    EVERY_BLOCK,
     SYSTEM_RULES,
     Message,
     non_empty_content,
@@ -60,8 +60,10 @@ def check_history(messages: Sequence[Mapping[str, Any]]) -> list[Violation]:
             if not isinstance(block, _MAPPING):
                 found.append((index, Violation(at, wording.NOT_AN_OBJECT)))
                 continue
+            for violation in block_shape(at, block):
+                found.append((index, violation))
             kind = message.types[k]
-            for rule in BLOCK_RULES.get(kind, EVERY_BLOCK) if isinstance(kind, str) else EVERY_BLOCK:
+            for rule in BLOCK_RULES.get(kind, ()) if isinstance(kind, str) else ():
                 for violation in rule(block, at, message):
                     found.append((index, violation))
         for rule in CONTENT_RULES if message.blocks and message.content != "" else (non_empty_content,):
