@@ -2,9 +2,10 @@
 
 The runner reads each message once: a message that is not an object, or has no known
 role or no content list, is reported as such and read no further; a ``role: system``
-message meets ``SYSTEM_RULES``; every other message meets the rules on each of its blocks
-(``BLOCK_RULES``, by the block's type) and then those on its content (``CONTENT_RULES``;
-see ``message_rules``), and joins its turn. When the list is read, each turn meets the
+message meets ``SYSTEM_RULES``; in every other message each block is checked for the
+shape its type requires (``blocks``) and then by the rules of its type (``BLOCK_RULES``),
+the content as a whole by ``CONTENT_RULES`` (see ``message_rules``), and the message joins
+its turn. When the list is read, each turn meets the
 rules between turns (``TURN_RULES``; see ``turn_rules``). Violations are reported as the
 API reports them: its schema validation first (pydantic's words), then the rules about the
 conversation, each group message by message.
