@@ -5,10 +5,10 @@ role or no content list, is reported as such and read no further; a ``role: syst
 message meets ``SYSTEM_RULES``; in every other message each block is checked for the
 shape its type requires (``blocks``) and then by the rules of its type (``BLOCK_RULES``),
 the content as a whole by ``CONTENT_RULES`` (see ``message_rules``), and the message joins
-its turn. When the list is read, each turn meets the
-rules between turns (``TURN_RULES``; see ``turn_rules``). Violations are reported as the
-API reports them: its schema validation first (pydantic's words), then the rules about the
-conversation, each group message by message.
+its turn. When the list is read, each turn meets the rules between turns (``TURN_RULES``;
+see ``turn_rules``). Violations are reported as the API reports them: its schema
+validation first (pydantic's words), then the rules about the conversation, each group
+message by message.
 
 Pairing is judged on turns: consecutive same-role messages are merged, as the API merges
 them, and ``role: system`` messages are skipped: the API accepts them mid-conversation
