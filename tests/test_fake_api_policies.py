@@ -94,8 +94,12 @@ def test_thinking_sent_back_to_another_model_is_refused_and_to_its_own_model_is_
     assert answer(responder, request(*history)) == (200, "")
 
 
+json_scalars = (
+    st.none() | st.booleans() | st.integers() | st.sampled_from([10**400, -(10**400)]) | st.floats(allow_nan=False)
+    | st.text(max_size=8)
+)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=8)
+    json_scalars
     | st.sampled_from(["user", "assistant", "thinking", "text", "tool_use", "tool_result", "signature"]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
         st.sampled_from(["role", "content", "type", "text", "thinking", "signature", "id", "tool_use_id", "input"]),
@@ -113,6 +117,16 @@ def test_any_json_conversation_is_answered_never_raised_on(messages: list[Any]) 
     body = request(*messages, thought, *messages)
     status, said = answer(responder, body)
     found = check_request(body, signatures={b["signature"]: MODEL for b in thought["content"] if "signature" in b})
+    assert (status, said) == ((400, found[0].api_text) if found else (200, ""))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(fields=st.dictionaries(st.sampled_from(
+    ["model", "max_tokens", "temperature", "top_p", "top_k", "messages", "tools", "thinking", "system"]),
+    json_scalars | json_values))
+def test_any_json_request_body_is_answered_never_raised_on(fields: dict[str, Any]) -> None:
+    status, said = answer(Responder([HELLO]), fields)
+    found = check_request(fields)
     assert (status, said) == ((400, found[0].api_text) if found else (200, ""))
 
 

@@ -117,7 +117,11 @@ def integer_problem(value: Any) -> tuple[str | None, int]:
 def number_problem(value: Any) -> tuple[str | None, float]:
     """Why ``value`` is not a number to pydantic's lax mode, else (None, the number)."""
     if isinstance(value, (bool, int, float)):
-        return (None, float(value)) if math.isfinite(float(value)) else (wording.FINITE_NUMBER, 0.0)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond any float: JSON reads it as infinity
+            return wording.FINITE_NUMBER, 0.0
+        return (None, number) if math.isfinite(number) else (wording.FINITE_NUMBER, 0.0)
     if isinstance(value, str):
         try:
             number = float(value.strip())
