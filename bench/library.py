@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from harness.oracle import check_request
-from harness.oracle.betas import request_betas
 from harness.scenario.checks.expectations import check_expectations
 from harness.scenario.checks.invariants import check_invariants
 from harness.scenario.format.library import scenario_files
@@ -139,7 +138,7 @@ def wire_checks(scale: float) -> dict[str, Any]:
 def _check_again(outcome: Any) -> None:
     for request in outcome.requests:
         if isinstance(request.conversation, dict):
-            check_request(request.conversation, betas=request_betas(request.headers))
+            check_request(request.conversation)
     check_invariants(outcome)
     check_expectations(outcome)
 

@@ -17,7 +17,6 @@ import vcr
 
 from harness.cassette.vcr_setup import make_vcr
 from harness.oracle import check_request
-from harness.oracle.betas import request_betas
 from harness.scenario.fake_api.transport import plan_response
 from harness.wire import json_body, sse
 from harness.wire.chunks import wire_response
@@ -132,7 +131,7 @@ def required_work_client() -> anthropic.Anthropic:
     class RequiredWork(httpx2.BaseTransport):
         def handle_request(self, request: httpx2.Request) -> httpx2.Response:
             body = json_body.loads(request.read())
-            if check_request(body, betas=request_betas(request.headers)):
+            if check_request(body):
                 raise AssertionError("the bench's request must be valid")
             _, frames = stream_frames(reply, message_id=message_id(1), model=body["model"])
             return wire_response(200, headers, b"".join(frames))

@@ -10,9 +10,13 @@ import httpcore2  # noqa: F401 -- loaded before pytester's in-process runs snaps
 import pytest
 import vcr  # noqa: F401 -- likewise: a copy imported inside a run would not match httpx2's exception map
 
+from harness.agents.context import AgentContext
 from harness.agents.mini_agent import mini_agent_factory
-from harness.scenario.fake_api.clients import sync_client
-from harness.scenario.fake_api.transport import ScenarioTransport
+from harness.scenario.fake_api.clients import TEST_API_KEY, async_client, sync_client
+from harness.scenario.fake_api.transport import (
+    AsyncScenarioTransport,
+    ScenarioTransport,
+)
 from harness.wire.replies import Reply
 from mini_agent.events import Notice, ToolResult, TurnEnd
 from mini_agent.loop import Agent
@@ -58,7 +62,8 @@ def agent_with(tmp_path: Path) -> Callable[..., AgentRun]:
 
     def build(replies: Iterable[Reply], *, settings: Settings = Settings(), **factory_options: Any) -> AgentRun:
         transport = ScenarioTransport(replies)
-        under_test = mini_agent_factory(settings, **factory_options)(sync_client(transport), transport.clock, tmp_path)
-        return AgentRun(under_test.agent, transport)  # mini_agent itself: its own events
+        clients = sync_client(transport), async_client(AsyncScenarioTransport(transport.responder))
+        agent = mini_agent_factory(settings, **factory_options)(AgentContext(*clients, tmp_path, transport.clock, TEST_API_KEY))
+        return AgentRun(agent.agent, transport)  # mini_agent itself: its own events
 
     return build

@@ -11,6 +11,7 @@ from typing import Any, Iterator, get_args
 
 import pytest
 
+from harness import AgentContext
 from harness.agents import events
 from harness.agents.mini_agent import (
     EventRenderer,
@@ -19,8 +20,11 @@ from harness.agents.mini_agent import (
     own_event,
 )
 from harness.oracle import check_history
-from harness.scenario.fake_api.clients import sync_client
-from harness.scenario.fake_api.transport import ScenarioTransport
+from harness.scenario.fake_api.clients import TEST_API_KEY, async_client, sync_client
+from harness.scenario.fake_api.transport import (
+    AsyncScenarioTransport,
+    ScenarioTransport,
+)
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.problem import Kind
 from harness.scenario.run.runner import run_scenario
@@ -54,7 +58,8 @@ turns:
 
 def mini_agent(tmp_path: Path, replies: list[Reply]) -> Any:
     transport = ScenarioTransport(replies)
-    return mini_agent_factory()(sync_client(transport), transport.clock, tmp_path)
+    clients = sync_client(transport), async_client(AsyncScenarioTransport(transport.responder))
+    return mini_agent_factory()(AgentContext(*clients, tmp_path, transport.clock, TEST_API_KEY))
 
 
 def test_every_mini_agent_event_becomes_the_harness_s_and_comes_back_unchanged() -> None:

@@ -5,6 +5,7 @@ recording and replaying an agent of one's own."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -180,6 +181,38 @@ def test_a_bad_agent_name_says_what_is_wrong(spec: str, says: str) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 2 and "Traceback" not in run.stderr and says.split(";")[0] in run.stderr
+
+
+def test_a_factory_of_the_old_three_argument_form_is_told_how_to_write_the_new_one() -> None:
+    def make_old_agent(client: anthropic.Anthropic, clock: VirtualClock, workspace: Path) -> object:
+        raise AssertionError("never called")
+
+    scenario = load_scenario(ROOT / "scenarios" / "http" / "retryable_5xx.yaml")
+    with pytest.raises(AgentSpecError, match=r"a factory takes one AgentContext .* def make_agent\(ctx\): return "
+                       r"MyAgent\(ctx.client, ctx.clock, ctx.workspace\) \(the form factory\(client, clock, workspace\) is gone\)"):
+        run_scenario(scenario, agent=make_old_agent)
+
+
+def test_a_factory_may_be_async_and_is_awaited_on_the_loop_the_turns_run_on() -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    class OnItsLoop:
+        def __init__(self, ctx: AgentContext) -> None:
+            self.agent, self.tool_map = make_async_agent(ctx), make_async_agent(ctx).tool_map
+
+        async def run_turn(self, text: str) -> object:
+            loops.append(asyncio.get_running_loop())
+            return await self.agent.run_turn(text)
+
+    async def make_agent_after_an_await(ctx: AgentContext) -> OnItsLoop:
+        loops.append(asyncio.get_running_loop())
+        await asyncio.sleep(0)
+        return OnItsLoop(ctx)
+
+    outcome = run_scenario(load_scenario(ROOT / "scenarios" / "http" / "overloaded_then_success.yaml"),
+                           agent=make_agent_after_an_await)
+    assert outcome.passed, format_timeline(outcome)
+    assert len(loops) == 3 and len(set(loops)) == 1 and loops[0].is_closed()  # the factory, the turn, the probe turn
 
 
 def test_an_agent_of_ones_own_is_recorded_and_replayed(tmp_path: Path) -> None:

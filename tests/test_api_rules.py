@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 from typing import Any
 
 import pytest
@@ -12,6 +14,17 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from harness.oracle import Violation, check_history, check_request, error_body
+from harness.oracle.blocks import block_shape
+from harness.oracle.fields import FIELD_RULES
+from harness.oracle.message_rules import (
+    BLOCK_RULES,
+    CONTENT_RULES,
+    SYSTEM_RULES,
+    non_empty_content,
+)
+from harness.oracle.request import REQUEST_RULES
+from harness.oracle.signatures import signed_by_the_requested_model
+from harness.oracle.turn_rules import TURN_RULES
 
 Block = dict[str, Any]
 
@@ -69,13 +82,9 @@ def test_unknown_role_is_rejected() -> None:
     assert only(check_history(history)) == "messages.1.role: Input should be 'user' or 'assistant'"
 
 
-@pytest.mark.parametrize(
-    "betas", [None, ["mid-conversation-system-2026-04-07"], ["claude-code-20250219", "effort-2025-11-24"]],
-    ids=["no-header", "old-system-beta", "other-betas"],
-)
-def test_system_message_passes_with_any_betas_as_the_docs_say_no_beta_is_required(betas: list[str] | None) -> None:
+def test_system_message_passes_as_the_docs_say_no_beta_is_required() -> None:
     history = [user("Hi"), {"role": "system", "content": "Be brief."}, assistant("Hello.")]
-    assert check_history(history, betas=betas) == []
+    assert check_history(history) == []
 
 
 def test_system_message_between_tool_use_and_tool_result_is_skipped_for_pairing() -> None:
@@ -85,7 +94,7 @@ def test_system_message_between_tool_use_and_tool_result_is_skipped_for_pairing(
         {"role": "system", "content": "The user is waiting."},
         user(tool_result("toolu_1")),
     ]
-    assert check_history(history, betas=["claude-code-20250219"]) == []
+    assert check_history(history) == []
 
 
 def test_message_that_is_not_an_object_is_rejected_without_crashing() -> None:
@@ -470,3 +479,20 @@ def test_request_accepted_by_the_live_api_passes(body: dict[str, Any]) -> None:
 @pytest.mark.skipif(CONFORMANCE != FULL_SET, reason=f"the full set of recorded cassettes is not at {FULL_SET}")
 def test_every_recorded_messages_request_is_checked() -> None:
     assert len(_recorded_requests()) == 27
+
+
+# --- the rules themselves ------------------------------------------------------------
+
+
+def test_every_rule_is_a_small_function_that_quotes_the_api_text_it_stands_on() -> None:
+    rules = [
+        *REQUEST_RULES, *FIELD_RULES.values(), block_shape, *(r for rs in BLOCK_RULES.values() for r in rs),
+        non_empty_content, *CONTENT_RULES, *SYSTEM_RULES, *(r for rs in TURN_RULES.values() for r in rs),
+        signed_by_the_requested_model,
+    ]
+    assert len(set(rules)) >= 25
+    for rule in set(rules):
+        quoted = re.findall(r"``(.+?)``", inspect.getdoc(rule) or "", re.S)
+        assert any(" " in text for text in quoted), f"{rule.__name__} quotes no API text"
+        assert len(inspect.getsource(rule).splitlines()) <= 20, f"{rule.__name__} is not small"
+

@@ -19,6 +19,7 @@ import anthropic
 import pytest
 from stream_reads import STREAM_CUT_RAISES
 
+from harness import AgentContext
 from harness.agents.events import (
     MessageDone,
     Notice,
@@ -122,8 +123,8 @@ class NaiveAgent:
         return done.stdout + done.stderr
 
 
-def naive_factory(client: anthropic.Anthropic, clock: VirtualClock, workspace: Path) -> NaiveAgent:
-    return NaiveAgent(client, clock, workspace)
+def naive_factory(ctx: AgentContext) -> NaiveAgent:
+    return NaiveAgent(ctx.client.with_options(max_retries=0), ctx.clock, ctx.workspace)
 
 
 class ErrorEventIsFatal(NaiveAgent):
@@ -183,13 +184,13 @@ CASES = {
 
 
 def run(name: str, factory: Any = None) -> Outcome:
-    return run_scenario(load_scenario(SCENARIOS / name), factory=factory)
+    return run_scenario(load_scenario(SCENARIOS / name), agent=factory)
 
 
 @pytest.mark.parametrize("bug", sorted(CASES))
 def test_a_broken_agent_fails_with_a_readable_timeline(bug: str) -> None:
     name, agent, wanted_lines = CASES[bug]
-    outcome = run(name, lambda client, clock, workspace: agent(client, clock, workspace))
+    outcome = run(name, lambda ctx: agent(ctx.client.with_options(max_retries=0), ctx.clock, ctx.workspace))
     timeline = format_timeline(outcome)
     assert not outcome.passed, timeline
     assert timeline.startswith(f"scenario {outcome.scenario.name} ("), timeline

@@ -35,6 +35,7 @@ def said(found: list[Any]) -> list[str]:
         ({"temperature": -0.1}, "temperature: Input should be greater than or equal to 0"),
         ({"top_p": 3}, "top_p: Input should be less than or equal to 1"),
         ({"top_p": {}}, "top_p: Input should be a valid number"),
+        ({"top_p": 10**400}, "top_p: Input should be a finite number"),
         ({"top_k": 1.5}, "top_k: Input should be a valid integer, got a number with a fractional part"),
     ],
 )

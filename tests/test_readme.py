@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import harness
 from harness.cli import _parser
 from harness.scenario.format.loader import load_scenario, problems_in
 from harness.scenario.run.runner import run_scenario
@@ -100,6 +101,12 @@ def test_the_factory_block_builds_an_agent_that_passes_a_library_scenario():
     exec(block, namespace)
     outcome = run_scenario(load_scenario(ROOT / "scenarios/http/overloaded_then_success.yaml"), agent=namespace["make_agent"])
     assert outcome.passed, outcome.problems
+
+
+def test_the_public_api_section_lists_every_name_harness_offers_once():
+    section = README.split("## The public API\n", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^- `(\w+)` — ", section, re.M)
+    assert len(listed) == len(set(listed)) and sorted(listed) == harness.__all__
 
 
 def test_the_fault_api_block_passes_as_a_test(pytester):

@@ -13,6 +13,7 @@ from typing import Iterator
 import pytest
 import yaml
 
+from harness.agents.driver import TurnDriver
 from harness.agents.events import Notice, TurnEnd
 from harness.agents.mini_agent import EventRenderer
 from harness.cassette.record import (
@@ -220,9 +221,9 @@ def test_ctrl_c_inside_a_turn_stops_the_recording_with_no_file(tmp_path, api_key
             return EventRenderer()
 
     with pytest.raises(KeyboardInterrupt):
-        drive(InterruptedAgent(), ["hello", "never reached"], lambda text: None)
+        drive(InterruptedAgent(), ["hello", "never reached"], lambda text: None, TurnDriver())
     lines: list[str] = []
-    drive(InterruptedAgent(), ["one", "two"], lines.append, stop_on_interrupt=False)
+    drive(InterruptedAgent(), ["one", "two"], lines.append, TurnDriver(), stop_on_interrupt=False)
     assert lines.count("⚠ Interrupted\n") == 2
 
 

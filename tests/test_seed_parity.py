@@ -28,7 +28,7 @@ class KeepsThinking(Agent):
 
 def test_a_switch_that_keeps_foreign_thinking_blocks_is_answered_with_the_real_400():
     scenario = load_scenario(SCENARIOS / "fallback" / "fallback_drops_thinking.yaml")
-    outcome = run_scenario(scenario, factory=mini_agent_factory(settings_for(scenario), agent_class=KeepsThinking))
+    outcome = run_scenario(scenario, agent=mini_agent_factory(settings_for(scenario), agent_class=KeepsThinking))
     assert any("Invalid `signature` in `thinking` block" in p.text for p in outcome.problems)
     rejected = next(r for r in outcome.requests if r.violations)
     assert rejected.plan.status == 400 and rejected.body["model"] == "claude-sonnet-5-5"

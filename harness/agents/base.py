@@ -1,8 +1,16 @@
 """What the harness drives: any object with ``run_turn(text)``, built by a factory.
 
-A factory takes the SDK client wired to the scenario, the clock (virtual in process)
-and the workspace folder, and returns the agent under test. The harness decides from
-the wire; ``run_turn`` may also stream events (a generator or an async generator):
+A factory takes the run's ``AgentContext`` (``context``: the SDK clients wired to the
+scenario, a loopback ``base_url``, the workspace, the virtual clock, the scenario's
+settings) and returns the agent under test; it may be an ``async def``::
+
+    def make_agent(ctx: AgentContext) -> MyAgent:
+        return MyAgent(ctx.client, cwd=ctx.workspace, sleep=ctx.sleep)
+
+``run_turn`` may be a plain method, an ``async def``, a generator of events or an async
+generator (mini_agent's yields events); the harness decides from the wire.
+
+What a turn streams:
 
 - the events the harness reads are its own types, ``harness.agents.events`` (``Notice``,
   ``TextDelta``, ``ThinkingDelta``, ``ToolCall``, ``ToolResult``, ``MessageDone``,
@@ -22,12 +30,10 @@ Optional, for agents that have them (mini_agent's adapter does):
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Callable, Protocol
+from collections.abc import Awaitable
+from typing import Any, Callable, Protocol, Union
 
-import anthropic
-
-from harness.wire.clock import VirtualClock
+from harness.agents.context import AgentContext
 
 
 class AgentUnderTest(Protocol):
@@ -36,4 +42,5 @@ class AgentUnderTest(Protocol):
     def run_turn(self, text: str) -> Any: ...
 
 
-AgentFactory = Callable[[anthropic.Anthropic, VirtualClock, Path], AgentUnderTest]
+AgentFactory = Callable[[AgentContext], Union[AgentUnderTest, Awaitable[AgentUnderTest]]]
+"""Builds the agent under test from the run's context, sync or ``async def``."""

@@ -1,10 +1,12 @@
 """Building the agent and calling ``run_turn``, whatever kind it is.
 
-A factory takes the run's ``AgentContext``; one written as ``factory(client, clock,
-workspace)`` (three positional parameters, the earlier form) is called that way, with
-the client's own retries off, as that form always had it.
+A factory takes the run's ``AgentContext`` and returns the agent; it may be an ``async
+def``, awaited on the driver's event loop, the one every async turn of the run shares.
 ``run_turn`` may be a plain method, an ``async def``, a generator of events (mini_agent)
 or an async generator; what it returns is kept only when it is a stream of events.
+
+Errors: AgentSpecError (``loading``) for a factory that cannot take the context (such as
+one of the form ``factory(client, clock, workspace)``, which is gone) or that fails.
 """
 
 from __future__ import annotations
@@ -17,27 +19,38 @@ from typing import Any, Callable
 from harness.agents.context import AgentContext
 from harness.agents.loading import AgentSpecError
 
-
-def build_agent(factory: Callable[..., Any], ctx: AgentContext) -> Any:
-    """The agent ``factory`` makes for this run; AgentSpecError if the factory fails
-    (its error is the agent's, said as such)."""
-    try:
-        if _takes_three(factory):  # the earlier form was handed a client with the SDK's retries off
-            return factory(ctx.client.with_options(max_retries=0), ctx.clock, ctx.workspace)
-        return factory(ctx)
-    except Exception as error:  # noqa: BLE001 -- the factory is the user's code
-        name = getattr(factory, "__qualname__", repr(factory))
-        raise AgentSpecError(
-            f"the agent factory {name} failed: {type(error).__name__}: {error} "
-            "(a factory takes one AgentContext and returns an object with run_turn(text))"
-        ) from error
+NEW_FORM = (
+    "a factory takes one AgentContext and returns an object with run_turn(text), e.g. "
+    "def make_agent(ctx): return MyAgent(ctx.client, ctx.clock, ctx.workspace)"
+)
 
 
 class TurnDriver:
-    """Runs turns of one agent; async agents share one event loop for the whole run."""
+    """Builds one agent and runs its turns; async agents share one event loop for the
+    whole run. Close it (or use it as a context manager) when the run is over."""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
+
+    def __enter__(self) -> TurnDriver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def build(self, factory: Callable[[AgentContext], Any], ctx: AgentContext) -> Any:
+        """The agent ``factory`` makes for this run; AgentSpecError if the factory cannot
+        take the context or fails (its error is the agent's, said as such)."""
+        name = getattr(factory, "__qualname__", repr(factory))
+        _check_form(factory, name)
+        try:
+            made = factory(ctx)
+            return self.loop.run_until_complete(made) if inspect.isawaitable(made) else made
+        except Exception as error:  # noqa: BLE001 -- the factory is the user's code
+            raise AgentSpecError(
+                f"the agent factory {name} failed: {type(error).__name__}: {error} "
+                "(a factory takes one AgentContext and returns an object with run_turn(text))"
+            ) from error
 
     def start(self, agent: Any, text: str) -> Iterator[Any] | None:
         """Call ``run_turn(text)``: the events it streams, or None once it has run."""
@@ -72,10 +85,16 @@ class TurnDriver:
                 return
 
 
-def _takes_three(factory: Callable[..., Any]) -> bool:
+def _check_form(factory: Callable[..., Any], name: str) -> None:
+    """AgentSpecError unless ``factory`` can be called with one argument, the context."""
     try:
-        parameters = inspect.signature(factory).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) == 3 and all(p.default is p.empty for p in positional)
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a callable without a signature to read: the call will tell
+        return
+    try:
+        signature.bind(None)
+    except TypeError:
+        raise AgentSpecError(
+            f"the agent factory {name}{signature} cannot be called with the run's AgentContext alone: {NEW_FORM} "
+            "(the form factory(client, clock, workspace) is gone)"
+        ) from None

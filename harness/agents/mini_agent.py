@@ -1,10 +1,11 @@
 """The adapter for mini_agent, the reference agent: the only module of the harness that
 imports ``mini_agent``.
 
-``mini_agent_factory(settings)`` builds mini_agent on the harness's clock with seeded
-jitter; what it returns drives the agent (``run_turn``, its events translated into the
-harness's own, ``harness.agents.events``) and also answers REPL commands and renders
-transcripts, as the REPL would. Every other attribute is the agent's own.
+``mini_agent_factory(settings)`` is a factory (``AgentContext`` → agent) of mini_agent on
+the run's clock with seeded jitter; what it builds drives the agent (``run_turn``, its
+events translated into the harness's own, ``harness.agents.events``) and also answers
+REPL commands and renders transcripts, as the REPL would. Every other attribute is the
+agent's own.
 
 mini_agent's events and the harness's have the same fields: each is translated into
 the other field by field (``harness_event``, and back for mini_agent's renderer).
@@ -14,15 +15,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import fields, replace
-from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import anthropic
 
 from harness.agents import events
-from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
-from harness.wire.clock import VirtualClock
 from mini_agent import events as own_events
 from mini_agent.cli import slash_command
 from mini_agent.environment import SettingsError, settings_from_environment
@@ -132,19 +130,22 @@ def mini_agent_factory(
     agent_class: type[Agent] = Agent,
     settings_sources: dict[str, str] | None = None,
     session_id: str = "harness",
-) -> AgentFactory:
-    """mini_agent on the given clock, with seeded jitter (``tools`` and ``agent_class``
-    let a test swap in its own tools or subclass)."""
+) -> Callable[[AgentContext], MiniAgentUnderTest]:
+    """A factory of mini_agent with ``settings``, on the run's clock, with seeded jitter
+    (``tools`` and ``agent_class`` let a test swap in its own tools or subclass). Its SDK
+    client is the one mini_agent builds for itself in production (``sdk_client``) on the
+    run's HTTP client when there is one, else the run's client; either way with the SDK's
+    own retries off: mini_agent retries by itself."""
 
-    def build(client: anthropic.Anthropic, clock: VirtualClock, workspace: Path) -> MiniAgentUnderTest:
+    def build(ctx: AgentContext) -> MiniAgentUnderTest:
         return MiniAgentUnderTest(
             agent_class(
-                client,
+                _client(ctx),
                 settings=settings,
-                cwd=workspace,
-                sleep=clock.sleep,
-                clock=clock.now,
-                wall_clock=clock.wall,
+                cwd=ctx.workspace,
+                sleep=ctx.clock.sleep,
+                clock=ctx.clock.now,
+                wall_clock=ctx.clock.wall,
                 rand=random.Random(seed).random,
                 tools=tools,
                 session_id=session_id,
@@ -156,12 +157,12 @@ def mini_agent_factory(
 
 
 def factory(ctx: AgentContext) -> MiniAgentUnderTest:
-    """The default agent under test: mini_agent with the scenario's settings, on the
-    run's clock, on the SDK client it builds for itself in production (``sdk_client``),
-    whose HTTP goes to the scenario."""
+    """The default agent under test: mini_agent with the scenario's settings."""
     build = mini_agent_factory(settings_for(ctx.settings), settings_sources={name: "scenario" for name in ctx.settings})
+    return build(ctx)
+
+
+def _client(ctx: AgentContext) -> anthropic.Anthropic:
     if ctx.http_client is not None:
-        client = sdk_client(api_key=ctx.api_key, http_client=ctx.http_client)
-    else:
-        client = ctx.client.with_options(max_retries=0)
-    return build(client, ctx.clock, ctx.workspace)
+        return sdk_client(api_key=ctx.api_key, http_client=ctx.http_client)
+    return ctx.client.with_options(max_retries=0)

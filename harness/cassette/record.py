@@ -4,7 +4,7 @@
         each, against the real API or any Anthropic-compatible URL, recorded by vcrpy
     record_over_loopback(scenario, cassette)   the same against a scenario served by the
         fault server on a loopback socket (how cassettes/loopback_*.yaml are made)
-    drive(agent, lines, write)   the REPL without a terminal: echo, turn, render
+    drive(agent, lines, write, driver)   the REPL without a terminal: echo, turn, render
 
 Record modes are pytest-recording's (``harness.cassette.modes``): ``once`` records a
 new cassette and replays one that exists, ``rewrite`` records it again from scratch,
@@ -40,7 +40,7 @@ import anthropic
 
 from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
-from harness.agents.driver import TurnDriver, build_agent
+from harness.agents.driver import TurnDriver
 from harness.agents.events import TurnEnd
 from harness.cassette.modes import RECORD_MODES
 from harness.cassette.redaction.redact import RedactionError
@@ -73,35 +73,33 @@ class RecordResult:
     written: bool
 
 
-def drive(agent: Any, lines: Iterable[str], write: Callable[[str], object], *, stop_on_interrupt: bool = True) -> None:
-    """Run one turn per line and render it as a REPL would (where the agent has a
-    renderer; see ``harness.agents.base``). A turn whose ``TurnEnd`` event says
-    ``interrupted`` (Ctrl+C caught inside the turn) raises KeyboardInterrupt again when
-    ``stop_on_interrupt``, so a recording stops there."""
+def drive(
+    agent: Any, lines: Iterable[str], write: Callable[[str], object], driver: TurnDriver, *, stop_on_interrupt: bool = True
+) -> None:
+    """Run one turn per line on ``driver`` (the one that built the agent) and render it as
+    a REPL would (where the agent has a renderer; see ``harness.agents.base``). A turn
+    whose ``TurnEnd`` event says ``interrupted`` (Ctrl+C caught inside the turn) raises
+    KeyboardInterrupt again when ``stop_on_interrupt``, so a recording stops there."""
     command = getattr(agent, "command", None)
-    driver = TurnDriver()
-    try:
-        for raw in lines:
-            line = raw.rstrip("\n")
-            if not line.strip():
-                continue
-            write(f"> {line}\n")
-            output = command(line) if command is not None else None
-            if output is not None:
-                write(output)
-                continue
-            renderer = agent.renderer() if hasattr(agent, "renderer") else None
-            interrupted = False
-            for event in driver.start(agent, line) or ():
-                if renderer is not None:
-                    write(renderer.render(event))
-                interrupted = interrupted or (isinstance(event, TurnEnd) and event.reason == "interrupted")
+    for raw in lines:
+        line = raw.rstrip("\n")
+        if not line.strip():
+            continue
+        write(f"> {line}\n")
+        output = command(line) if command is not None else None
+        if output is not None:
+            write(output)
+            continue
+        renderer = agent.renderer() if hasattr(agent, "renderer") else None
+        interrupted = False
+        for event in driver.start(agent, line) or ():
             if renderer is not None:
-                write(renderer.render_close())
-            if interrupted and stop_on_interrupt:
-                raise KeyboardInterrupt
-    finally:
-        driver.close()
+                write(renderer.render(event))
+            interrupted = interrupted or (isinstance(event, TurnEnd) and event.reason == "interrupted")
+        if renderer is not None:
+            write(renderer.render_close())
+        if interrupted and stop_on_interrupt:
+            raise KeyboardInterrupt
 
 
 def record_session(
@@ -114,7 +112,7 @@ def record_session(
     record_mode: str = "once",
     match_on: str = "body",
     cwd: str | Path = ".",
-    factory: Callable[..., Any] | None = None,
+    factory: AgentFactory | None = None,
     settings: Any = None,
     scenario_settings: dict[str, Any] | None = None,
     write: Callable[[str], object] | None = None,
@@ -154,7 +152,6 @@ def record_session(
         client, async_client, workdir, clock or RealClock(), api_key, scenario_settings or {},
         start_loopback=lambda: str(client.base_url).rstrip("/"),
     )
-    agent = build_agent(factory or _mini_agent(settings, model), ctx)
     transcript: list[str] = []
 
     def emit(text: str) -> None:
@@ -165,16 +162,18 @@ def record_session(
     before = _identity(path)
     scrubber = Scrubber(workdir)
     recorder = make_vcr(record_mode=record_mode, match_on=match_on, scrubber=scrubber, max_age=max_age)
-    with recorder.use_cassette(str(path)):
-        drive(agent, itertools.takewhile(lambda _: not scrubber.failures, lines), emit)
-        if scrubber.failures:
-            raise RedactionError(f"the recording stopped and nothing was written: {scrubber.failures[0]}")
-        if guard.mismatches or async_guard.mismatches:
-            raise (guard.mismatches or async_guard.mismatches)[0]
-        _check_answered(guard.requests + async_guard.requests, guard.failures + async_guard.failures,
-                        guard.answered + async_guard.answered)
-        if before_save is not None:
-            before_save()
+    with TurnDriver() as driver:
+        agent = driver.build(factory or _mini_agent(settings, model), ctx)
+        with recorder.use_cassette(str(path)):
+            drive(agent, itertools.takewhile(lambda _: not scrubber.failures, lines), emit, driver)
+            if scrubber.failures:
+                raise RedactionError(f"the recording stopped and nothing was written: {scrubber.failures[0]}")
+            if guard.mismatches or async_guard.mismatches:
+                raise (guard.mismatches or async_guard.mismatches)[0]
+            _check_answered(guard.requests + async_guard.requests, guard.failures + async_guard.failures,
+                            guard.answered + async_guard.answered)
+            if before_save is not None:
+                before_save()
     written = _identity(path) not in (None, before)
     count = len(load_cassette(path)) if path.exists() else 0
     return RecordResult(path, record_mode, count, replace_cwd("".join(transcript), workdir), written)

@@ -25,7 +25,7 @@ import httpx2
 
 from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
-from harness.agents.driver import build_agent
+from harness.agents.driver import TurnDriver
 from harness.cassette.index import (
     AsyncCassetteTransport,
     CassetteIndex,
@@ -141,16 +141,17 @@ def _replay(
         api_key=REPLAY_API_KEY, base_url=origin, max_retries=0, http_client=httpx2.AsyncClient(transport=async_transport)
     )
     ctx = AgentContext(client, async_client, workdir, clock, REPLAY_API_KEY, {})
-    agent = build_agent(factory or _mini_agent(interactions, settings), ctx)
-    with block_network() as attempts:
-        if engine == "harness":
-            drive(agent, lines, emit, stop_on_interrupt=False)
-            requests, unused = len(transport.index.played), transport.unused
-        else:
-            with make_vcr(record_mode="none", match_on=match_on, cwd=workdir).use_cassette(str(path)) as played:
-                drive(agent, lines, emit, stop_on_interrupt=False)
-            requests = played.play_count
-            unused = [n + 1 for n in range(len(played.data)) if not played.play_counts[n]]
+    with TurnDriver() as driver:
+        agent = driver.build(factory or _mini_agent(interactions, settings), ctx)
+        with block_network() as attempts:
+            if engine == "harness":
+                drive(agent, lines, emit, driver, stop_on_interrupt=False)
+                requests, unused = len(transport.index.played), transport.unused
+            else:
+                with make_vcr(record_mode="none", match_on=match_on, cwd=workdir).use_cassette(str(path)) as played:
+                    drive(agent, lines, emit, driver, stop_on_interrupt=False)
+                requests = played.play_count
+                unused = [n + 1 for n in range(len(played.data)) if not played.play_counts[n]]
     mismatches = transport.mismatches + async_transport.mismatches
     if mismatches:
         raise mismatches[0]

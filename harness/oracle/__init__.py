@@ -1,6 +1,13 @@
 """The API as documented: the validity rules of a Messages request with the API's own
-wording (``messages``, ``request``, ``wording``), its betas (``betas``) and its retry
-semantics (``retry``). Nothing here imports the agents it checks.
+wording, its betas (``betas``) and its retry semantics (``retry``). Nothing here imports
+the agents it checks.
+
+Each rule is one small function whose docstring quotes the API's text, and a runner calls
+a list of them, as vcrpy's matchers are run: ``request.REQUEST_RULES`` (the body),
+``fields.FIELD_RULES`` (its fields), ``message_rules.BLOCK_RULES`` / ``CONTENT_RULES`` /
+``SYSTEM_RULES`` (one message, run by ``messages.check_history`` in one pass),
+``turn_rules.TURN_RULES`` (between turns) and ``signatures`` (what the API answered
+before). The words are in ``wording``. No rule raises, whatever JSON it is given.
 
 Every violation carries the API's own path and wording, so a replayed 400 reads like
 the real one. Rules, as ``path: message`` (N = message index, K = block index):
@@ -37,6 +44,9 @@ Thinking
 - ``messages.N: The final block in an assistant message cannot be `thinking`.``
 - ``messages.N.content.K: When thinking is disabled, an `assistant` message in the final
   position cannot contain `thinking`. ...`` (``check_request`` only: needs ``thinking``)
+- ``messages.N.content.K: Invalid `signature` in `thinking` block`` -- a signature the API
+  handed out for another model than the request's (``check_request(body, signatures=…)``
+  only: the signatures and their models are what the server remembers of its answers)
 
 Validation, reported before the rules above (``fields``, ``blocks``; pydantic's words)
 - ``model``, ``max_tokens``, ``temperature``, ``top_p``, ``top_k``: types and ranges
@@ -53,8 +63,8 @@ Request (``check_request`` only)
 - ``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path)
 
 Not checked, knowingly: where ``role: system`` messages may stand and which models take
-them (no real error text found); that thinking blocks and signatures equal the response that
-produced them (that needs the earlier responses, which the caller holds); that with
+them (no real error text found); that thinking blocks equal the response that produced
+them (that needs the earlier responses, which the caller holds); that with
 thinking on, the last tool-using assistant turn starts with thinking (adaptive thinking
 may skip it); model capabilities such as prefill support; a final assistant message
 ending in ``tool_use``; the top-level ``system`` text. A conversation may open with an

@@ -28,7 +28,9 @@ _MAPPING = (dict, Mapping)
 
 
 def block_shape(at: str, block: Mapping[str, Any]) -> Iterable[Violation]:
-    """Shape violations of one content block (a mapping) at path ``at``."""
+    """Shape violations of one content block (a mapping) at path ``at``: a known type's
+    required fields (``messages.N.content.K.image.source: Field required``) and their
+    types (``messages.N.content.K.text.text: Input should be a valid string``)."""
     kind = block.get("type")
     if not isinstance(kind, str):
         yield Violation(at, wording.NO_DISCRIMINATOR)

@@ -23,7 +23,7 @@ Unknown fields pass: the API grows fields faster than any list of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness.oracle import wording
@@ -34,25 +34,63 @@ SAMPLING_RANGE = (0, 1)
 
 
 def field_violations(body: Mapping[str, Any]) -> list[Violation]:
-    """Type and range violations of ``model``, ``max_tokens``, ``temperature``,
-    ``top_p`` and ``top_k``, in the order the API reports them."""
+    """``max_tokens: Input should be a valid integer``, ``temperature: Input should be less
+    than or equal to 1`` …: the fields present, each by its rule in ``FIELD_RULES``, in the
+    order the API reports them."""
     found: list[Violation] = []
-    if "model" in body:
-        found += _model(body["model"])
-    if "max_tokens" in body:
-        problem, value = integer_problem(body["max_tokens"])
-        if problem:
-            found.append(Violation("max_tokens", problem))
-        elif value < MAX_TOKENS_FLOOR:
-            found.append(Violation("max_tokens", wording.MUST_BE_AT_LEAST.format(limit=MAX_TOKENS_FLOOR)))
-    for name in ("temperature", "top_p"):
+    for name, rule in FIELD_RULES.items():
         if name in body:
-            found += _ranged_number(name, body[name], *SAMPLING_RANGE)
-    if "top_k" in body:
-        problem, _ = integer_problem(body["top_k"])
-        if problem:
-            found.append(Violation("top_k", problem))
+            found += rule(name, body[name])
     return found
+
+
+def model_is_a_name(name: str, value: Any) -> list[Violation]:
+    """``model: Input should be a valid string`` / ``String should have at least 1 character``."""
+    problem = string_problem(value)
+    if problem:
+        return [Violation(name, problem)]
+    return [Violation(name, wording.NAME_TOO_SHORT)] if value == "" else []
+
+
+def max_tokens_in_range(name: str, value: Any) -> list[Violation]:
+    """``max_tokens: Input should be a valid integer`` (…); ``max_tokens: must be greater
+    than or equal to 0``."""
+    problem, number = integer_problem(value)
+    if problem:
+        return [Violation(name, problem)]
+    if number < MAX_TOKENS_FLOOR:
+        return [Violation(name, wording.MUST_BE_AT_LEAST.format(limit=MAX_TOKENS_FLOOR))]
+    return []
+
+
+def sampling_in_range(name: str, value: Any) -> list[Violation]:
+    """``temperature`` and ``top_p``: ``Input should be a valid number`` (…), ``Input should
+    be greater than or equal to 0`` / ``Input should be less than or equal to 1``."""
+    problem, number = number_problem(value)
+    if problem:
+        return [Violation(name, problem)]
+    low, high = SAMPLING_RANGE
+    if number < low:
+        return [Violation(name, wording.GREATER_EQUAL.format(limit=low))]
+    if number > high:
+        return [Violation(name, wording.LESS_EQUAL.format(limit=high))]
+    return []
+
+
+def top_k_is_an_integer(name: str, value: Any) -> list[Violation]:
+    """``top_k: Input should be a valid integer`` (no range is documented)."""
+    problem, _ = integer_problem(value)
+    return [Violation(name, problem)] if problem else []
+
+
+FIELD_RULES: dict[str, Callable[[str, Any], list[Violation]]] = {
+    "model": model_is_a_name,
+    "max_tokens": max_tokens_in_range,
+    "temperature": sampling_in_range,
+    "top_p": sampling_in_range,
+    "top_k": top_k_is_an_integer,
+}
+"""The rule for each field, in the order the API reports them."""
 
 
 def string_problem(value: Any) -> str | None:
@@ -79,7 +117,11 @@ def integer_problem(value: Any) -> tuple[str | None, int]:
 def number_problem(value: Any) -> tuple[str | None, float]:
     """Why ``value`` is not a number to pydantic's lax mode, else (None, the number)."""
     if isinstance(value, (bool, int, float)):
-        return (None, float(value)) if math.isfinite(float(value)) else (wording.FINITE_NUMBER, 0.0)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond any float: JSON reads it as infinity
+            return wording.FINITE_NUMBER, 0.0
+        return (None, number) if math.isfinite(number) else (wording.FINITE_NUMBER, 0.0)
     if isinstance(value, str):
         try:
             number = float(value.strip())
@@ -87,21 +129,3 @@ def number_problem(value: Any) -> tuple[str | None, float]:
             return wording.NUMBER_PARSING, 0.0
         return (None, number) if math.isfinite(number) else (wording.FINITE_NUMBER, 0.0)
     return wording.VALID_NUMBER, 0.0
-
-
-def _model(value: Any) -> Iterable[Violation]:
-    problem = string_problem(value)
-    if problem:
-        return [Violation("model", problem)]
-    return [Violation("model", wording.NAME_TOO_SHORT)] if value == "" else []
-
-
-def _ranged_number(name: str, value: Any, low: float, high: float) -> list[Violation]:
-    problem, number = number_problem(value)
-    if problem:
-        return [Violation(name, problem)]
-    if number < low:
-        return [Violation(name, wording.GREATER_EQUAL.format(limit=low))]
-    if number > high:
-        return [Violation(name, wording.LESS_EQUAL.format(limit=high))]
-    return []

@@ -1,80 +1,77 @@
-"""The rules on a ``messages`` list, checked in one pass, earliest message first.
+"""The rules on a ``messages`` list, run in one pass, earliest message first.
+
+The runner reads each message once: a message that is not an object, or has no known
+role or no content list, is reported as such and read no further; a ``role: system``
+message meets ``SYSTEM_RULES``; in every other message each block is checked for the
+shape its type requires (``blocks``) and then by the rules of its type (``BLOCK_RULES``),
+the content as a whole by ``CONTENT_RULES`` (see ``message_rules``), and the message joins
+its turn. When the list is read, each turn meets the rules between turns (``TURN_RULES``;
+see ``turn_rules``). Violations are reported as the API reports them: its schema
+validation first (pydantic's words), then the rules about the conversation, each group
+message by message.
 
 Pairing is judged on turns: consecutive same-role messages are merged, as the API merges
 them, and ``role: system`` messages are skipped: the API accepts them mid-conversation
 with no beta header ("No beta header is required", the mid-conversation system messages
 page). Of their placement only what the docs state is checked: one cannot open the
-conversation (they are accepted "immediately after a user turn"); no real error text was
-found, so that message is the harness's own. The models that take them are not checked.
+conversation (they are accepted "immediately after a user turn"). The models that take
+them are not checked.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 from harness.oracle import wording
 from harness.oracle.blocks import block_shape
+from harness.oracle.message_rules import (
+    BLOCK_RULES,
+    CONTENT_RULES,
+    SYSTEM_RULES,
+    Message,
+    non_empty_content,
+)
+from harness.oracle.turn_rules import TURN_RULES, Turn
 from harness.oracle.wording import Violation
 
-MAX_TOOL_USE_NAME = 200
-"""tool_use names in the history: the API refuses an empty one and one over 200 characters,
-in these words — "messages.N.content.M.tool_use.name: String should have at least 1
-character" and "… String should have at most 200 characters" (its 400s, quoted in bug
-reports and in Claude Code's changelog: "Fixed conversations getting permanently stuck on
-'tool_use.name: String should have at most 200 characters'"). The pattern of tool
-*definitions* (``tools.N.custom.name``) does not apply to names in the history."""
-_TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
-_THINKING = ("thinking", "redacted_thinking")
 _MAPPING = (dict, Mapping)  # same answer as Mapping alone, but dicts skip the slow ABC check
 
 
-@dataclass
-class _Turn:
-    """Consecutive messages of one role, as the API merges them."""
-
-    role: str
-    first: int
-    blocks: list[tuple[int, int, Mapping[str, Any]]] = field(default_factory=list)
-
-
-def check_history(
-    messages: Sequence[Mapping[str, Any]], *, betas: Iterable[str] | None = None
-) -> list[Violation]:
-    """Check only the ``messages`` list, in one pass; earliest message first. ``betas``
-    are the request's (no rule depends on them today; see ``betas``)."""
+def check_history(messages: Sequence[Mapping[str, Any]]) -> list[Violation]:
+    """Check only the ``messages`` list, in one pass; earliest message first."""
     if not messages:
         return [Violation("messages", wording.NO_MESSAGES)]
     found: list[tuple[int, Violation]] = []
-    turns: list[_Turn] = []
+    readable: list[Message] = []
     tool_use_ids: set[str] = set()
-    for index, message in enumerate(messages):
-        if not isinstance(message, _MAPPING):
-            found.append((index, Violation(f"messages.{index}", wording.NOT_AN_OBJECT)))
+    last = len(messages) - 1
+    for index, raw in enumerate(messages):
+        message = _read(index, raw, index == last, tool_use_ids)
+        if isinstance(message, Violation):
+            found.append((index, message))
             continue
-        role = message.get("role")
-        if role == "system":
-            found += [(index, v) for v in _system_blocks(index, message)]
+        if message.role == "system":
+            found += [(index, v) for rule in SYSTEM_RULES for v in rule(message)]
             continue
-        if role not in ("user", "assistant"):
-            problem = wording.FIELD_REQUIRED if "role" not in message else wording.ROLE
-            found.append((index, Violation(f"messages.{index}.role", problem)))
-            continue
-        content = message.get("content")
-        blocks = content_blocks(content)
-        if blocks is None:
-            problem = wording.FIELD_REQUIRED if content is None else wording.NOT_A_LIST
-            found.append((index, Violation(f"messages.{index}.content", problem)))
-            continue
-        final_assistant = role == "assistant" and index == len(messages) - 1
-        found += [(index, v) for v in _block_rules(index, role, blocks, tool_use_ids)]
-        found += [(index, v) for v in _content_rules(index, role, content, blocks, final_assistant)]
-        if not turns or turns[-1].role != role:
-            turns.append(_Turn(role, index))
-        turns[-1].blocks += [(index, k, block) for k, block in enumerate(blocks)]
-    found += _pairing_rules(turns)
+        for k, block in enumerate(message.blocks):
+            at = f"messages.{index}.content.{k}"
+            if not isinstance(block, _MAPPING):
+                found.append((index, Violation(at, wording.NOT_AN_OBJECT)))
+                continue
+            for violation in block_shape(at, block):
+                found.append((index, violation))
+            kind = message.types[k]
+            for rule in BLOCK_RULES.get(kind, ()) if isinstance(kind, str) else ():
+                for violation in rule(block, at, message):
+                    found.append((index, violation))
+        for rule in CONTENT_RULES if message.blocks and message.content != "" else (non_empty_content,):
+            for violation in rule(message):
+                found.append((index, violation))
+        readable.append(message)
+    found += _between_turns(readable)
     found.sort(key=lambda item: (not is_validation(item[1]), item[0]))
     return [violation for _, violation in found]
 
@@ -94,116 +91,31 @@ def content_blocks(content: Any) -> list[Any] | None:
     return None
 
 
-def _block_rules(
-    index: int, role: str, blocks: list[Any], tool_use_ids: set[str]
-) -> Iterable[Violation]:
-    """Rules on single blocks: their shape, tool_use ids and names, tool_result placement."""
-    for k, block in enumerate(blocks):
-        at = f"messages.{index}.content.{k}"
-        if not isinstance(block, _MAPPING):
-            yield Violation(at, wording.NOT_AN_OBJECT)
-            continue
-        yield from block_shape(at, block)
-        if block.get("type") == "tool_use":
-            tool_id, name = block.get("id"), block.get("name")
-            if "id" not in block:
-                yield Violation(f"{at}.tool_use.id", wording.FIELD_REQUIRED)
-            elif not isinstance(tool_id, str) or not _TOOL_USE_ID.fullmatch(tool_id):
-                yield Violation(f"{at}.tool_use.id", wording.TOOL_USE_ID_PATTERN)
-            elif tool_id in tool_use_ids:
-                yield Violation(at, wording.TOOL_USE_IDS_UNIQUE)
-            else:
-                tool_use_ids.add(tool_id)
-            if "input" in block and not isinstance(block["input"], _MAPPING):
-                yield Violation(f"{at}.tool_use.input", wording.NOT_AN_OBJECT)
-            if name == "":
-                yield Violation(f"{at}.tool_use.name", wording.NAME_TOO_SHORT)
-            elif isinstance(name, str) and len(name) > MAX_TOOL_USE_NAME:
-                yield Violation(f"{at}.tool_use.name", wording.NAME_TOO_LONG.format(limit=MAX_TOOL_USE_NAME))
-        elif block.get("type") == "tool_result" and role == "assistant":
-            yield Violation(f"messages.{index}", wording.TOOL_RESULT_IN_ASSISTANT)
-
-
-def _system_blocks(index: int, message: Mapping[str, Any]) -> Iterable[Violation]:
-    """A ``role: system`` message cannot open the conversation: the docs accept them
-    "immediately after a user turn", and the initial system prompt is the top-level
-    ``system`` (the directive-only form, empty content, is let through anywhere). Its
-    blocks have the shape of any block."""
-    content = message.get("content")
-    if index == 0 and content not in ("", [], None):
-        yield Violation("messages.0", wording.SYSTEM_FIRST)
-    for k, block in enumerate(content if isinstance(content, list) else []):
-        if isinstance(block, _MAPPING):
-            yield from block_shape(f"messages.{index}.content.{k}", block)
-
-
-def _content_rules(
-    index: int, role: str, content: Any, blocks: list[Any], final_assistant: bool
-) -> Iterable[Violation]:
-    """Rules on one message's content: emptiness, whitespace, thinking first."""
-    if content == "" or content == []:
-        if not final_assistant:
-            yield Violation(f"messages.{index}", wording.EMPTY_MESSAGE)
-        return
-    texts = [(k, b.get("text")) for k, b in enumerate(blocks) if isinstance(b, _MAPPING) and b.get("type") == "text"]
-    at = f"messages.{index}.content"
-    empty = next((k for k, text in texts if text == ""), None)
-    if empty is not None:
-        yield Violation("messages", wording.EMPTY_TEXT, at=f"{at}.{empty}")
-    elif not final_assistant and len(texts) == len(blocks) and all(
-        isinstance(t, str) and not t.strip() for _, t in texts
-    ):
-        yield Violation("messages", wording.WHITESPACE_TEXT, at=f"{at}.0")
-    last = blocks[-1]
-    if final_assistant and isinstance(last, _MAPPING) and last.get("type") == "text":
-        text = last.get("text")
-        if isinstance(text, str) and text != text.rstrip():
-            yield Violation("messages", wording.TRAILING_WHITESPACE, at=f"{at}.{len(blocks) - 1}")
+def _read(index: int, raw: Any, last: bool, tool_use_ids: set[str]) -> Message | Violation:
+    """The message as the rules read it; or why they cannot: it is not an object, it has no
+    known role, or (but for a system message) no content list."""
+    if not isinstance(raw, _MAPPING):
+        return Violation(f"messages.{index}", wording.NOT_AN_OBJECT)
+    role, content = raw.get("role"), raw.get("content")
+    if role == "system":
+        return Message(index, role, content, content if isinstance(content, list) else [], [], False, tool_use_ids)
+    if role != "user" and role != "assistant":
+        return Violation(f"messages.{index}.role", wording.FIELD_REQUIRED if "role" not in raw else wording.ROLE)
+    blocks = content_blocks(content)
+    if blocks is None:
+        return Violation(f"messages.{index}.content", wording.FIELD_REQUIRED if content is None else wording.NOT_A_LIST)
     types = [b.get("type") if isinstance(b, _MAPPING) else None for b in blocks]
-    if role == "assistant" and types[0] not in _THINKING and any(t in _THINKING for t in types):
-        yield Violation(f"messages.{index}.content.0", wording.THINKING_FIRST.format(found=types[0]))
+    return Message(index, role, content, blocks, types, last and role == "assistant", tool_use_ids)
 
 
-def _pairing_rules(turns: list[_Turn]) -> list[tuple[int, Violation]]:
-    """tool_use/tool_result pairing between neighbouring turns, and how a turn may end."""
+def _between_turns(messages: list[Message]) -> list[tuple[int, Violation]]:
+    """The rules between turns (consecutive messages of one role), each user turn read
+    against the assistant turn before it."""
     found: list[tuple[int, Violation]] = []
-    asked: list[str] = []  # the tool_use ids of the assistant turn just before
-    for turn in turns:
-        if turn.role == "user":
-            found += _answer_rules(turn, asked)
-            asked = []
-            continue
-        if turn.blocks:
-            index, _, last = turn.blocks[-1]
-            if isinstance(last, _MAPPING) and last.get("type") == "thinking":
-                found.append((index, Violation(f"messages.{index}", wording.THINKING_LAST)))
-        asked = [
-            b["id"] for _, _, b in turn.blocks
-            if isinstance(b, _MAPPING) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)
-        ]
-    return found
-
-
-def _answer_rules(turn: _Turn, asked: list[str]) -> list[tuple[int, Violation]]:
-    """Check a user turn against the tool_use ids of the assistant turn before it."""
-    found: list[tuple[int, Violation]] = []
-    expected, answered = set(asked), set[str]()
-    misplaced = opened = False
-    for index, k, block in turn.blocks:
-        if not isinstance(block, _MAPPING) or block.get("type") != "tool_result":
-            opened = True
-            continue
-        tool_use_id = block.get("tool_use_id")
-        if isinstance(tool_use_id, str) and tool_use_id in expected:
-            answered.add(tool_use_id)
-            misplaced |= opened
-        else:
-            message = wording.UNEXPECTED_RESULT.format(id=tool_use_id)
-            found.append((index, Violation(f"messages.{index}.content.{k}", message)))
-    missing = [tool_id for tool_id in asked if tool_id not in answered]
-    at = f"messages.{turn.first}"
-    if missing:
-        found.append((turn.first, Violation(at, wording.MISSING_RESULTS.format(ids=", ".join(missing)))))
-    elif misplaced:
-        found.append((turn.first, Violation(at, wording.RESULTS_NOT_FIRST.format(count=len(asked)))))
+    asked: list[str] = []
+    for role, group in groupby(messages, key=attrgetter("role")):
+        turn = Turn(role, list(group), asked if role == "user" else [])
+        for rule in TURN_RULES[role]:
+            found += rule(turn)
+        asked = turn.tool_use_ids() if role == "assistant" else []
     return found

@@ -1,15 +1,21 @@
-"""The rules on a whole request body: its messages (``messages``), whether thinking may
-close the conversation, the tool definitions, and request-wide limits."""
+"""The rules on a whole request body, one small function each, run in the order of
+``REQUEST_RULES`` (the order the API reports them in): the fields' types and ranges
+(``fields``: the API validates those first), then the messages (``messages``), whether
+thinking may close the conversation, the tool definitions, and request-wide limits. The
+one rule that needs what the API answered before, thinking signed by another model,
+runs last and only when the caller gives the signatures (``signatures``).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness.oracle import wording
 from harness.oracle.fields import field_violations
 from harness.oracle.messages import check_history, content_blocks
+from harness.oracle.signatures import signed_by_the_requested_model
 from harness.oracle.wording import Violation
 
 MAX_CACHE_CONTROL_BLOCKS = 4
@@ -17,26 +23,18 @@ MAX_TOOL_NAME = 128
 _TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
 _THINKING = ("thinking", "redacted_thinking")
 _MAPPING = (dict, Mapping)
+RequestRule = Callable[[Mapping[str, Any]], list[Violation]]
 
 
-def check_request(
-    body: Mapping[str, Any], *, betas: Iterable[str] | None = None
-) -> list[Violation]:
-    """Check a whole request body; ``betas`` are its ``anthropic-beta`` values, None if unknown.
-
-    Order: the fields' types and ranges (``fields``: the API validates those first),
-    then the message rules (earliest message first), then tools, then request-wide limits.
-    """
-    found = field_violations(body)
-    messages = body.get("messages")
-    if isinstance(messages, list):
-        found += check_history(messages, betas=betas) + _thinking_disabled(body.get("thinking"), messages)
-    else:
-        found.append(Violation("messages", wording.FIELD_REQUIRED if messages is None else wording.NOT_A_LIST))
-    found += _tools(body.get("tools"))
-    cached = _cache_control_count(body)
-    if cached > MAX_CACHE_CONTROL_BLOCKS:
-        found.append(Violation("", wording.CACHE_CONTROL_LIMIT.format(limit=MAX_CACHE_CONTROL_BLOCKS, found=cached)))
+def check_request(body: Mapping[str, Any], *, signatures: Mapping[str, str] | None = None) -> list[Violation]:
+    """Check a whole request body. ``signatures``: the thinking signatures the API handed
+    out, each with the model that wrote it (what a fake API remembers of its answers);
+    without them, signatures are not checked."""
+    found: list[Violation] = []
+    for rule in REQUEST_RULES:
+        found += rule(body)
+    if signatures:
+        found += signed_by_the_requested_model(body, signatures)
     return found
 
 
@@ -53,11 +51,25 @@ def error_body(violations: Sequence[Violation], *, request_id: str | None = None
     return body
 
 
-def _thinking_disabled(thinking: Any, messages: Sequence[Any]) -> list[Violation]:
-    """A final assistant message may hold thinking blocks only when thinking is on."""
+def messages_rules(body: Mapping[str, Any]) -> list[Violation]:
+    """``messages: Field required`` / ``messages: Input should be a valid list``; then
+    every rule on the list (``check_history``)."""
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        return check_history(messages)
+    return [Violation("messages", wording.FIELD_REQUIRED if messages is None else wording.NOT_A_LIST)]
+
+
+def thinking_enabled_for_final_thinking(body: Mapping[str, Any]) -> list[Violation]:
+    """``messages.N.content.K: When thinking is disabled, an `assistant` message in the
+    final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in
+    your request.``"""
+    messages, thinking = body.get("messages"), body.get("thinking")
+    if not isinstance(messages, list) or not messages:
+        return []
     if isinstance(thinking, _MAPPING) and thinking.get("type", "disabled") != "disabled":
         return []
-    last = messages[-1] if messages else None
+    last = messages[-1]
     if not isinstance(last, _MAPPING) or last.get("role") != "assistant":
         return []
     for k, block in enumerate(content_blocks(last.get("content")) or []):
@@ -66,33 +78,51 @@ def _thinking_disabled(thinking: Any, messages: Sequence[Any]) -> list[Violation
     return []
 
 
-def _tools(tools: Any) -> list[Violation]:
-    """Custom tool names match the API's pattern; all tool names are unique."""
-    if not isinstance(tools, list):
-        return []
+def tool_names_match_pattern(body: Mapping[str, Any]) -> list[Violation]:
+    """``tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`` /
+    ``String should have at most 128 characters`` -- custom tools (``type`` absent or
+    ``custom``); ``tools.N: Input should be a valid dictionary`` for a tool that is none."""
     found: list[Violation] = []
-    names: set[str] = set()
-    duplicated = False
-    for i, tool in enumerate(tools):
+    for i, tool in enumerate(_tools(body)):
         if not isinstance(tool, _MAPPING):
             found.append(Violation(f"tools.{i}", wording.NOT_AN_OBJECT))
-            continue
-        name = tool.get("name")
-        if tool.get("type") in (None, "custom"):
+        elif tool.get("type") in (None, "custom"):
+            name = tool.get("name")
             if isinstance(name, str) and len(name) > MAX_TOOL_NAME:
                 found.append(Violation(f"tools.{i}.custom.name", wording.NAME_TOO_LONG.format(limit=MAX_TOOL_NAME)))
             elif not isinstance(name, str) or not _TOOL_NAME.fullmatch(name):
                 found.append(Violation(f"tools.{i}.custom.name", wording.TOOL_NAME_PATTERN))
-        if isinstance(name, str):
-            duplicated |= name in names
-            names.add(name)
-    if duplicated:
-        found.append(Violation("tools", wording.TOOL_NAMES_UNIQUE))
     return found
 
 
+def tool_names_unique(body: Mapping[str, Any]) -> list[Violation]:
+    """``tools: Tool names must be unique.`` -- over all tools, custom or not."""
+    names = [t.get("name") for t in _tools(body) if isinstance(t, _MAPPING) and isinstance(t.get("name"), str)]
+    return [Violation("tools", wording.TOOL_NAMES_UNIQUE)] if len(set(names)) < len(names) else []
+
+
+def cache_control_limit(body: Mapping[str, Any]) -> list[Violation]:
+    """``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path) --
+    blocks carrying ``cache_control`` in ``system``, ``tools`` and ``messages``
+    (tool_result content too)."""
+    cached = _cache_control_count(body)
+    if cached > MAX_CACHE_CONTROL_BLOCKS:
+        return [Violation("", wording.CACHE_CONTROL_LIMIT.format(limit=MAX_CACHE_CONTROL_BLOCKS, found=cached))]
+    return []
+
+
+REQUEST_RULES: tuple[RequestRule, ...] = (
+    field_violations, messages_rules, thinking_enabled_for_final_thinking, tool_names_match_pattern,
+    tool_names_unique, cache_control_limit,
+)
+
+
+def _tools(body: Mapping[str, Any]) -> list[Any]:
+    tools = body.get("tools")
+    return tools if isinstance(tools, list) else []
+
+
 def _cache_control_count(body: Mapping[str, Any]) -> int:
-    """Blocks carrying cache_control in system, tools and messages (tool_result content too)."""
     blocks: list[Any] = []
     for key in ("system", "tools"):
         if isinstance(body.get(key), list):

@@ -8,8 +8,7 @@ from typing import Any, Mapping
 from urllib.parse import unquote
 
 from harness.oracle import check_request, wording
-from harness.oracle.betas import request_betas
-from harness.scenario.fake_api.responder import error_body_with_id
+from harness.oracle import error_body as violations_body
 from harness.serve.log import LogEntry
 from harness.wire import json_body
 from harness.wire.api_errors import error_body
@@ -30,11 +29,11 @@ def count_tokens(request: Request, entry: LogEntry, request_id: str) -> WirePlan
         entry.status, entry.answer, entry.checked = 400, "not a JSON object", False
         message = wording.NOT_AN_OBJECT if body is not None else json_body.invalid_json_message(request.body)
         return json_plan(400, error_body("invalid_request_error", message, request_id), request_id)
-    violations = check_request(body, betas=request_betas(request.headers))
+    violations = check_request(body)
     entry.violations = [str(v) for v in violations]
     if violations:
         entry.status, entry.answer = 400, "rejected by the oracle"
-        return json_plan(400, error_body_with_id(violations, request_id), request_id)
+        return json_plan(400, violations_body(violations, request_id=request_id), request_id)
     tokens = estimate_tokens(body)
     entry.answer = f"count_tokens {tokens}"
     return json_plan(200, {"input_tokens": tokens}, request_id)

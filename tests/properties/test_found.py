@@ -196,7 +196,7 @@ def test_a_broken_agent_is_caught_and_saved_as_a_scenario_harness_run_replays(
     first_problem = load_scenario(saved).about.split(": ", 1)[1]
     assert "tool_use" in first_problem or "non-empty content" in first_problem
 
-    replayed = run_scenario(load_scenario(saved), factory=forgetful(load_scenario(saved)))  # the same broken agent
+    replayed = run_scenario(load_scenario(saved), agent=forgetful(load_scenario(saved)))  # the same broken agent
     assert first_problem in [str(p) for p in replayed.problems]
     assert cli.main(["run", str(saved)]) == 0  # mini_agent itself repairs the history
 

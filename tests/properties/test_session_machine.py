@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from harness.agents.context import AgentContext
-from harness.agents.driver import TurnDriver, build_agent
+from harness.agents.driver import TurnDriver
 from harness.agents.events import ToolCall, TurnEnd
 from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.oracle import check_history
@@ -73,9 +73,9 @@ class AgentSession(RuleBasedStateMachine):
             client, async_client, workspace, self.responder.clock, TEST_API_KEY, self.scenario.settings,
             http_client=httpx2.Client(transport=transport),
         )
-        self.agent = build_agent(load_factory(AGENT or DEFAULT_AGENT), ctx)
-        self.responder.tool_map = ToolMap(getattr(self.agent, "tool_map", None))
         self.driver = TurnDriver()
+        self.agent = self.driver.build(load_factory(AGENT or DEFAULT_AGENT), ctx)
+        self.responder.tool_map = ToolMap(getattr(self.agent, "tool_map", None))
 
     def teardown(self) -> None:
         self.driver.close()

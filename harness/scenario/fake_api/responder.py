@@ -1,59 +1,38 @@
-"""The fake API's brain: answers each request from a queue of Replies, records every
-request, and checks each one with the API-validity oracle.
+"""The fake API's brain: records every request and answers it as its policies decide
+(``policy``): a request the API refuses by itself gets the API's own answer (a body that is
+not JSON or not a JSON object, a message-thread error, a conversation that breaks the
+API's rules: ``refusals``, ``threads``); any other gets the scenario's next reply for the
+turn, or its final error once more (``script``). A reply with ``unstreamed:`` serves that
+reply instead to a request that does not stream.
 
-Before any reply of the scenario, a ``/v1/messages`` request may be refused as the API
-refuses it: a body that is not JSON or not a JSON object (400 ``invalid_request_error``,
-"The request body is not valid JSON: …", the API's own form), a message-thread error
-(``threads``), or a conversation that breaks the API's rules (the oracle's 400). A
-reply with ``unstreamed:`` serves that reply instead to a request that does not stream.
-
-Shared by the in-process transports (``transport``) and the socket server.
+Shared by the in-process transports (``transport``) and the socket server, which calls
+``claim`` and ``settle`` under its lock and ``render`` outside it.
 """
 
 from __future__ import annotations
 
 import email.utils
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from harness.oracle import Violation, check_request, wording
-from harness.oracle import error_body as violations_body
-from harness.oracle.betas import request_betas
-from harness.oracle.retry import status_is_retryable
 from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.policy import Pending, Policy
+from harness.scenario.fake_api.refusals import NotJson, OracleCheck
+from harness.scenario.fake_api.script import FinalErrorAgain, ScriptedReplies
 from harness.scenario.fake_api.threads import Threads
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.model import DEFAULT_MODEL
 from harness.scenario.format.problem import Kind, Problem
 from harness.wire import json_body
-from harness.wire.api_errors import api_error, error_body
 from harness.wire.clock import EPOCH_ORIGIN, VirtualClock
-from harness.wire.plan import (
-    NoJsonForm,
-    WirePlan,
-    harness_error_plan,
-    json_plan,
-    plan_reply,
-)
+from harness.wire.plan import NoJsonForm, WirePlan, harness_error_plan, plan_reply
 from harness.wire.replies import Reply
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})
 
 
-@dataclass
-class Pending:
-    """A request whose reply is taken but not yet rendered (``Responder.claim``)."""
-
-    record: Exchange
-    planned: Reply  # the reply as queued (``record.reply`` is the form served)
-    request_id: str
-    model: str
-    where: str  # the reply, as a problem names it
-    served: bool = True  # False once rendering failed
-
-
 class Responder:
-    """Answers requests in order from queued replies, one queue per label (a turn)."""
+    """Answers requests as its ``policies`` decide, in order (a list: a new policy is
+    inserted where it belongs); the scenario's replies come one queue per label (a turn)."""
 
     def __init__(
         self,
@@ -67,33 +46,37 @@ class Responder:
     ) -> None:
         self.clock = clock or VirtualClock()
         self.model = model
-        self.check_requests = check_requests
         self.requests: list[Exchange] = []
         self.problems: list[Problem] = []
         self.overrun: list[Problem] = []  # the problems that say a request came with no reply left
-        self._queue: list[Reply] = []
-        self._label = label
-        self._served_in_queue = 0
-        self.signature_models: dict[str, str] = {}
-        self.tool_map = ToolMap()  # the agent's names for the standard tools
-        self.threads = Threads(supported=threads)
-        self.queue(replies, label)
+        self.script = ScriptedReplies(replies, label)
+        self.policies: list[Policy] = [
+            NotJson(), Threads(supported=threads), *([OracleCheck()] if check_requests else []),
+            self.script, FinalErrorAgain(self.script),
+        ]
 
     def queue(self, replies: Iterable[Reply], label: str) -> None:
         """Serve ``replies`` next; ``label`` names them in messages ("turn 2")."""
-        self._queue = list(replies)
-        self._label = label
-        self._served_in_queue = 0
+        self.script.queue(replies, label)
 
     @property
     def label(self) -> str:
         """What the current queue is called in messages ("turn 2")."""
-        return self._label
+        return self.script.label
 
     @property
     def unused(self) -> list[Reply]:
         """Replies of the current queue not yet served."""
-        return self._queue[self._served_in_queue :]
+        return self.script.unused
+
+    @property
+    def tool_map(self) -> ToolMap:
+        """The agent's names for the standard tools."""
+        return self.script.tool_map
+
+    @tool_map.setter
+    def tool_map(self, tool_map: ToolMap) -> None:
+        self.script.tool_map = tool_map
 
     def respond(self, method: str, path: str, headers: Mapping[str, str], content: bytes) -> WirePlan:
         """The WirePlan answering one request."""
@@ -104,39 +87,35 @@ class Responder:
         return self.settle(pending)
 
     def claim(self, method: str, path: str, headers: Mapping[str, str], content: bytes) -> Pending | None:
-        """The first step of ``respond``: record the request, check it, take its reply.
-        None when the answer is already decided (``requests[-1].plan``: a refusal, no
-        reply left); else what ``render`` and ``settle`` finish. A server holds its lock
-        for this step and for ``settle``; ``render`` needs none."""
+        """The first step of ``respond``: record the request, let the policies refuse it or
+        pick its reply. None when the answer is already decided (``requests[-1].plan``: a
+        refusal, no reply left); else what ``render`` and ``settle`` finish. A server holds
+        its lock for this step and for ``settle``; ``render`` needs none."""
         number = len(self.requests) + 1
-        body = _json_or_text(content)
         record = Exchange(
-            number, self.clock.now(), method, path, _public_headers(headers), body, self._label, self.clock.mark()
+            number, self.clock.now(), method, path, _public_headers(headers), _json_or_text(content), self.label,
+            self.clock.mark(),
         )
         self.requests.append(record)
-        request_id = f"req_harness_{number:06d}"
-        if path.endswith("/v1/messages") and self._refuse(record, content, request_id) is not None:
+        pending = Pending(record, content, f"req_harness_{number:06d}")
+        if path.endswith("/v1/messages") and self._refused(pending):
             return None
-        if self._served_in_queue >= len(self._queue):
-            again = self._final_error()
-            if again is None:
-                message = (
-                    f"the agent made request {self._served_in_queue + 1} but {self._label} "
-                    f"has {len(self._queue)} replies"
-                )
-                problem = Problem(message, Kind.INVARIANT, request=number)
-                self.problems.append(problem)
-                self.overrun.append(problem)
-                record.plan = harness_error_plan(f"harness: {message}", request_id)
-                return None
-            planned, record.repeated = again, True  # the API answers what it refused the same way again
-        else:
-            planned = self.tool_map.reply_for_agent(self._queue[self._served_in_queue])
-            self._served_in_queue += 1
+        planned = self._pick(pending)
+        if planned is None:
+            message = (
+                f"the agent made request {self.script.served + 1} but {self.label} "
+                f"has {len(self.script.replies)} replies"
+            )
+            problem = Problem(message, Kind.INVARIANT, request=number)
+            self.problems.append(problem)
+            self.overrun.append(problem)
+            record.plan = harness_error_plan(f"harness: {message}", pending.request_id)
+            return None
         record.reply = planned.unstreamed if planned.unstreamed is not None and not record.streaming else planned
-        model = (body.get("model") if isinstance(body, dict) else None) or self.model
-        where = f"the reply on line {planned.line}" if planned.line else f"reply {self._served_in_queue} of {self._label}"
-        return Pending(record, planned, request_id, model, where)
+        pending.planned = planned
+        pending.model = (record.body.get("model") if isinstance(record.body, dict) else None) or self.model
+        pending.where = f"the reply on line {planned.line}" if planned.line else f"reply {self.script.served} of {self.label}"
+        return pending
 
     def render(self, pending: Pending) -> Problem | None:
         """The second step: the reply's WirePlan, in ``pending.record.plan``; the problem
@@ -165,74 +144,32 @@ class Responder:
         return None
 
     def settle(self, pending: Pending) -> WirePlan:
-        """The last step: what the answer leaves behind (its thinking signatures, the
+        """The last step: the policies hear what was answered (its thinking signatures, the
         thread it continues); the plan to send."""
         record = pending.record
         assert record.plan is not None
         if pending.served:
-            self._remember_signatures(record.plan, pending.model)
-            self.threads.answered(record)
+            for policy in self.policies:
+                policy.answered(pending)
         return record.plan
 
-    def _refuse(self, record: Exchange, content: bytes, request_id: str) -> WirePlan | None:
-        """The API's own answer to a request it refuses before any reply: a bad body, a
-        thread error, or a conversation that breaks its rules; None to go on."""
-        body = record.body
-        if not isinstance(body, dict):
-            record.refused = "not_an_object" if _is_json(content) else "invalid_json"
-            message = wording.NOT_AN_OBJECT if record.refused == "not_an_object" else json_body.invalid_json_message(content)
-            self.problems.append(Problem(f"request {record.number}: {message}", Kind.API_RULE, request=record.number))
-            record.plan = json_plan(400, error_body("invalid_request_error", message, request_id), request_id)
-            return record.plan
-        record.conversation, thread_error = self.threads.resolve(body)
-        if thread_error is not None:
-            record.refused = thread_error.code
-            record.plan = json_plan(thread_error.status, thread_error.body(request_id), request_id)
-            return record.plan
-        if not self.check_requests:
-            return None
-        record.violations = check_request(record.conversation, betas=request_betas(record.headers))
-        record.violations += self._foreign_signatures(record.conversation)
-        if not record.violations:
-            return None
-        self.problems += [Problem(f"request {record.number}: {v}", Kind.API_RULE, request=record.number) for v in record.violations]
-        record.plan = json_plan(400, error_body_with_id(record.violations, request_id), request_id)
-        return record.plan
+    def _refused(self, pending: Pending) -> bool:
+        """Whether a policy refused the request (its plan and problems are in place)."""
+        for policy in self.policies:
+            refusal = policy.refuse(pending)
+            if refusal is not None:
+                pending.record.plan = refusal.plan
+                self.problems.extend(refusal.problems)
+                return True
+        return False
 
-    def _final_error(self) -> Reply | None:
-        """The last reply served in this queue when it was an error that sending the
-        request again cannot change (a 401, a 400, ``x-should-retry: false``)."""
-        if not self._served_in_queue:
-            return None
-        last = self._queue[self._served_in_queue - 1]
-        if last.error is None or last.connection is not None:
-            return None
-        return None if status_is_retryable(api_error(last.error).status, last.headers) else last
-
-    def _remember_signatures(self, plan: WirePlan, model: str) -> None:
-        """Thinking signatures are bound to the model that wrote them."""
-        for event in plan.events:
-            if isinstance(event, dict) and event.get("type") == "content_block_delta":
-                delta = event.get("delta")
-                if isinstance(delta, dict) and delta.get("type") == "signature_delta":
-                    self.signature_models[delta["signature"]] = model
-
-    def _foreign_signatures(self, body: dict[str, Any]) -> list[Violation]:
-        """Thinking blocks signed by a model other than the one this request asks for."""
-        model = body.get("model")
-        found = []
-        for m, message in enumerate(body.get("messages") or []):
-            content = message.get("content") if isinstance(message, dict) else None
-            for b, block in enumerate(content if isinstance(content, list) else []):
-                signer = self.signature_models.get(block.get("signature", "")) if isinstance(block, dict) else None
-                if block.get("type") == "thinking" and signer and signer != model:
-                    found.append(Violation(f"messages.{m}.content.{b}", wording.INVALID_SIGNATURE))
-        return found
-
-
-def error_body_with_id(violations: list[Violation], request_id: str) -> dict[str, Any]:
-    """The 400 body for a request that breaks the API's rules."""
-    return dict(violations_body(violations), request_id=request_id)
+    def _pick(self, pending: Pending) -> Reply | None:
+        """The reply the first policy that has one picks; None when none has."""
+        for policy in self.policies:
+            reply = policy.pick(pending)
+            if reply is not None:
+                return reply
+        return None
 
 
 def dated(headers: dict[str, str], shift: float) -> dict[str, str]:
@@ -265,14 +202,6 @@ def _json_or_text(content: bytes) -> Any:
         return json_body.loads(content)
     except ValueError:
         return content.decode("utf-8", "replace")
-
-
-def _is_json(content: bytes) -> bool:
-    try:
-        json_body.loads(content)
-    except ValueError:
-        return False
-    return True
 
 
 def _public_headers(headers: Mapping[str, str]) -> dict[str, str]:

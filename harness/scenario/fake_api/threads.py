@@ -38,8 +38,9 @@ from harness.scenario.fake_api.conversation import (
     with_thread,
     without_thread,
 )
-from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.policy import Pending, Policy, Refusal
 from harness.scenario.fake_api.served import served_message
+from harness.wire.plan import json_plan
 
 THREADS_BETA = "message-threads-2026-08-12"
 ERRORS = {  # error_code → (status, error.type, message)
@@ -86,13 +87,24 @@ def refusal(code: str, **names: str) -> ThreadRefusal:
     return ThreadRefusal(code, status, error_type, message.format(**names) if names else message)
 
 
-class Threads:
-    """The threads one fake API holds, by the message id of their latest answer."""
+class Threads(Policy):
+    """The threads one fake API holds, by the message id of their latest answer: a policy
+    (``policy``) that refuses the thread errors and keeps each threaded answer."""
 
     def __init__(self, *, supported: bool = True) -> None:
         self.supported = supported
         self._stored: dict[str, dict[str, Any]] = {}
         self._continued: set[str] = set()
+
+    def refuse(self, pending: Pending) -> Refusal | None:
+        """Set the whole conversation the request stands for; the API's answer to a thread
+        error."""
+        record = pending.record
+        record.conversation, error = self.resolve(record.body)
+        if error is None:
+            return None
+        record.refused = error.code
+        return Refusal(json_plan(error.status, error.body(pending.request_id), pending.request_id))
 
     def resolve(self, body: dict[str, Any]) -> tuple[dict[str, Any] | None, ThreadRefusal | None]:
         """The whole conversation a request stands for, or why the server refuses it.
@@ -116,8 +128,9 @@ class Threads:
             return None, refusal("thread_fingerprint_mismatch", fields=", ".join(f"`{f}`" for f in changed))
         return with_thread(stored, body), None
 
-    def answered(self, record: Exchange) -> None:
+    def answered(self, pending: Pending) -> None:
         """Keep the thread of a threaded request that got a whole answer."""
+        record = pending.record
         thread = thread_field(record.body)
         if thread is None or not isinstance(record.conversation, dict):
             return

@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from harness.agents.base import AgentFactory
 from harness.scenario.checks.outcome import Outcome
@@ -52,7 +52,7 @@ def found_dir() -> Path:
 def run_and_record(
     scenario: Scenario,
     *,
-    agent: str | Callable[..., Any] | None = None,
+    agent: str | AgentFactory | None = None,
     factory_for: Callable[[Scenario], AgentFactory] | None = None,
     checks: Iterable[Check] = (),
     folder: Path | None = None,

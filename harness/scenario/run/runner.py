@@ -12,8 +12,9 @@ from typing import Any, Callable, Iterator
 
 import httpx2
 
+from harness.agents.base import AgentFactory
 from harness.agents.context import AgentContext
-from harness.agents.driver import TurnDriver, build_agent
+from harness.agents.driver import TurnDriver
 from harness.agents.events import ToolCall
 from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.scenario.checks.expectations import check_expectations
@@ -44,17 +45,14 @@ MINI_AGENT_MAX_RETRIES = 5  # mini_agent's own default, checked when a scenario 
 def run_scenario(
     scenario: Scenario,
     *,
-    agent: str | Callable[..., Any] | None = None,
-    factory: Callable[..., Any] | None = None,
+    agent: str | AgentFactory | None = None,
     write: Callable[[str], object] | None = None,
 ) -> Outcome:
     """Run every turn (and the probe turn), then check invariants and expectations.
 
-    ``agent`` names the agent under test: ``MODULE:FACTORY`` or the factory itself
-    (``factory`` is the same, by its older name); by default mini_agent. The factory gets
-    an ``AgentContext`` (see ``harness.agents.context``)."""
-    chosen = agent if agent is not None else factory
-    build = load_factory(chosen) if isinstance(chosen, str) else chosen or load_factory(DEFAULT_AGENT)
+    ``agent`` names the agent under test: ``MODULE:FACTORY`` or the factory itself, which
+    gets an ``AgentContext`` (see ``harness.agents.context``); by default mini_agent."""
+    build = load_factory(agent) if isinstance(agent, str) else agent or load_factory(DEFAULT_AGENT)
     clock = VirtualClock(wall_origin=float(int(time.time())))
     responder = Responder(clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL), threads=scenario.threads)
     transport = ScenarioTransport(responder)
@@ -65,7 +63,6 @@ def run_scenario(
         if write:
             write(text)
 
-    driver = TurnDriver()
     with tempfile.TemporaryDirectory(prefix="harness-") as tmp, ExitStack() as servers:
         workspace = Path(tmp).resolve()
         try:
@@ -79,22 +76,20 @@ def run_scenario(
             async_http_client=httpx2.AsyncClient(transport=AsyncScenarioTransport(responder)),
             start_loopback=_loopback(responder, servers),
         )
-        under_test = build_agent(build, ctx)
-        name = getattr(under_test, "harness_agent_name", None)
-        if scenario.agent is not None and scenario.agent != name:
-            return _skipped(scenario, name, f"{scenario.agent}'s scenario")
-        responder.tool_map = ToolMap(getattr(under_test, "tool_map", None))
-        turns = list(scenario.turns)
-        if scenario.probe:
-            turns.append(Turn(PROBE_LINE, (PROBE_REPLY,), expect={"end": "end_turn"}))
-        records = []
-        try:
+        with TurnDriver() as driver:  # its event loop is closed before the workspace is read
+            under_test = driver.build(build, ctx)
+            name = getattr(under_test, "harness_agent_name", None)
+            if scenario.agent is not None and scenario.agent != name:
+                return _skipped(scenario, name, f"{scenario.agent}'s scenario")
+            responder.tool_map = ToolMap(getattr(under_test, "tool_map", None))
+            turns = list(scenario.turns)
+            if scenario.probe:
+                turns.append(Turn(PROBE_LINE, (PROBE_REPLY,), expect={"end": "end_turn"}))
+            records = []
             with ctrl_c_heard():
                 for number, turn in enumerate(turns, 1):
                     label = "the probe turn" if scenario.probe and number == len(turns) else f"turn {number}"
                     records.append(_drive_turn(under_test, driver, turn, number, label, responder, emit))
-        finally:
-            driver.close()
         files = _snapshot(workspace)
         text = "".join(transcript).replace(str(workspace), "<workspace>")
     outcome = Outcome(
@@ -215,6 +210,6 @@ def _snapshot(workspace: Path) -> dict[str, str | None]:
     return files
 
 
-def default_factory(scenario: Scenario) -> Callable[..., Any]:
+def default_factory(scenario: Scenario) -> AgentFactory:
     """The factory a run uses when none is named: mini_agent's adapter."""
     return load_factory(DEFAULT_AGENT)

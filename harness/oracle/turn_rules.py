@@ -1,0 +1,123 @@
+"""The rules between turns: how an assistant turn may end, and how the user turn after it
+answers its tool calls. A turn is consecutive messages of one role, merged as the API
+merges them (``role: system`` messages are skipped); one small function per rule, each
+quoting the API's text it stands on, called in the order of ``TURN_RULES[role]``.
+
+A rule returns ``(message index, violation)`` pairs: the runner reports violations
+message by message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from harness.oracle import wording
+from harness.oracle.message_rules import Message
+from harness.oracle.wording import Violation
+
+Found = Iterable[tuple[int, Violation]]
+
+
+@dataclass(slots=True)
+class Turn:
+    """Consecutive messages of one role (``messages``, as the rules read them); ``asked``:
+    for a user turn, the tool_use ids of the assistant turn just before it."""
+
+    role: str
+    messages: list[Message] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
+    _answers: tuple[set[str], bool] | None = None
+
+    @property
+    def first(self) -> int:
+        """The index of its first message."""
+        return self.messages[0].index
+
+    def tool_use_ids(self) -> list[str]:
+        """The ids of its tool_use blocks (those that are strings), in order."""
+        return [
+            block["id"]
+            for message in self.messages
+            for kind, block in zip(message.types, message.blocks)
+            if kind == "tool_use" and isinstance(block.get("id"), str)
+        ]
+
+    def answers(self) -> tuple[set[str], bool]:
+        """The asked ids its tool_result blocks answer, and whether one of those comes
+        after a block that is not a tool_result."""
+        if self._answers is None:
+            expected, answered = set(self.asked), set[str]()
+            misplaced = opened = False
+            for message in self.messages:
+                for kind, block in zip(message.types, message.blocks):
+                    if kind != "tool_result":
+                        opened = True
+                        continue
+                    tool_use_id = block.get("tool_use_id")
+                    if isinstance(tool_use_id, str) and tool_use_id in expected:
+                        answered.add(tool_use_id)
+                        misplaced |= opened
+            self._answers = answered, misplaced
+        return self._answers
+
+
+TurnRule = Callable[[Turn], Found]
+
+
+def thinking_not_last(turn: Turn) -> Found:
+    """``messages.N: The final block in an assistant message cannot be `thinking`.`` -- N is
+    the turn's last message."""
+    for message in reversed(turn.messages):
+        if message.types:
+            if message.types[-1] != "thinking":
+                return ()
+            return [(message.index, Violation(message.path, wording.THINKING_LAST))]
+    return ()
+
+
+def tool_results_answer_tool_uses(turn: Turn) -> Found:
+    """``messages.N.content.K: unexpected `tool_use_id` found in `tool_result` blocks: ID.
+    Each `tool_result` block must have a corresponding `tool_use` block in the previous
+    message.``"""
+    expected = set(turn.asked)
+    found = []
+    for message in turn.messages:
+        for k, kind in enumerate(message.types):
+            if kind == "tool_result":
+                tool_use_id = message.blocks[k].get("tool_use_id")
+                if not (isinstance(tool_use_id, str) and tool_use_id in expected):
+                    text = wording.UNEXPECTED_RESULT.format(id=tool_use_id)
+                    found.append((message.index, Violation(f"{message.path}.content.{k}", text)))
+    return found
+
+
+def every_tool_use_answered(turn: Turn) -> Found:
+    """``messages.N: `tool_use` ids were found without `tool_result` blocks immediately
+    after: IDS. Each `tool_use` block must have a corresponding `tool_result` block in the
+    next message.`` -- N is the first message of the turn after the ``tool_use`` turn."""
+    if not turn.asked:
+        return ()
+    answered, _ = turn.answers()
+    missing = [tool_id for tool_id in turn.asked if tool_id not in answered]
+    if not missing:
+        return ()
+    return [(turn.first, Violation(f"messages.{turn.first}", wording.MISSING_RESULTS.format(ids=", ".join(missing))))]
+
+
+def tool_results_first(turn: Turn) -> Found:
+    """``messages.N: Did not find M `tool_result` block(s) at the beginning of this message.
+    Messages following `tool_use` blocks must begin with a matching number of `tool_result`
+    blocks.`` -- every id is answered, but not by the blocks that open the turn."""
+    if not turn.asked:
+        return ()
+    answered, misplaced = turn.answers()
+    if not misplaced or any(tool_id not in answered for tool_id in turn.asked):
+        return ()
+    return [(turn.first, Violation(f"messages.{turn.first}", wording.RESULTS_NOT_FIRST.format(count=len(turn.asked))))]
+
+
+TURN_RULES: dict[str, tuple[TurnRule, ...]] = {
+    "assistant": (thinking_not_last,),
+    "user": (tool_results_answer_tool_uses, every_tool_use_answered, tool_results_first),
+}

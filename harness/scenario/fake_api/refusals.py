@@ -1,0 +1,64 @@
+"""Requests the fake API refuses by itself, before any reply of the scenario, in the API's
+own words (two policies; see ``policy``):
+
+    NotJson       a body that is not JSON, or not a JSON object: 400 ``invalid_request_error``,
+                  "The request body is not valid JSON: …" (the API's own form) or "Input
+                  should be a valid dictionary"
+    OracleCheck   a conversation that breaks the API's rules: the oracle's 400, its first
+                  violation (``harness.oracle``); it remembers the thinking signatures the
+                  fake API hands out, with their model, for the rule on signatures
+"""
+
+from __future__ import annotations
+
+from harness.oracle import check_request, error_body, wording
+from harness.oracle.signatures import signatures_in
+from harness.scenario.fake_api.policy import Pending, Policy, Refusal
+from harness.scenario.format.problem import Kind, Problem
+from harness.wire import api_errors, json_body
+from harness.wire.plan import json_plan
+
+
+class NotJson(Policy):
+    """A body that is not a JSON object gets the API's 400."""
+
+    def refuse(self, pending: Pending) -> Refusal | None:
+        record = pending.record
+        if isinstance(record.body, dict):
+            return None
+        record.refused = "not_an_object" if _is_json(pending.content) else "invalid_json"
+        message = wording.NOT_AN_OBJECT if record.refused == "not_an_object" else json_body.invalid_json_message(pending.content)
+        body = api_errors.error_body("invalid_request_error", message, pending.request_id)
+        problem = Problem(f"request {record.number}: {message}", Kind.API_RULE, request=record.number)
+        return Refusal(json_plan(400, body, pending.request_id), (problem,))
+
+
+class OracleCheck(Policy):
+    """Every conversation checked against the API's rules; one that breaks any gets the
+    API's 400, worded by the oracle (``record.violations`` holds them all)."""
+
+    def __init__(self) -> None:
+        self.signatures: dict[str, str] = {}  # thinking signature → the model it was handed out for
+
+    def refuse(self, pending: Pending) -> Refusal | None:
+        record = pending.record
+        record.violations = check_request(record.whole, signatures=self.signatures)
+        if not record.violations:
+            return None
+        plan = json_plan(400, error_body(record.violations, request_id=pending.request_id), pending.request_id)
+        return Refusal(plan, tuple(Problem(f"request {record.number}: {v}", Kind.API_RULE, request=record.number)
+                                   for v in record.violations))
+
+    def answered(self, pending: Pending) -> None:
+        """Thinking signatures are bound to the model that wrote them."""
+        assert pending.record.plan is not None
+        for signature in signatures_in(pending.record.plan.events):
+            self.signatures[signature] = pending.model
+
+
+def _is_json(content: bytes) -> bool:
+    try:
+        json_body.loads(content)
+    except ValueError:
+        return False
+    return True

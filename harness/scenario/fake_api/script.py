@@ -1,0 +1,66 @@
+"""Which reply answers a request: the scenario's script (two policies; see ``policy``).
+
+    ScriptedReplies   the replies written for the current turn, in order, their tool calls
+                      in the agent's own names (``tool_map``)
+    FinalErrorAgain   once those are used up, the last one again when it was an error that
+                      sending the request again cannot change (a 401, a 400,
+                      ``x-should-retry: false``): the API answers what it refused the same
+                      way again
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from harness.oracle.retry import status_is_retryable
+from harness.scenario.fake_api.policy import Pending, Policy
+from harness.scenario.fake_api.tool_map import ToolMap
+from harness.wire.api_errors import api_error
+from harness.wire.replies import Reply
+
+
+class ScriptedReplies(Policy):
+    """The current turn's replies, one per request, in order."""
+
+    def __init__(self, replies: Iterable[Reply] = (), label: str = "the scenario") -> None:
+        self.tool_map = ToolMap()  # the agent's names for the standard tools
+        self.queue(replies, label)
+
+    def queue(self, replies: Iterable[Reply], label: str) -> None:
+        """Serve ``replies`` next; ``label`` names them in messages ("turn 2")."""
+        self.replies = list(replies)
+        self.label = label
+        self.served = 0
+
+    @property
+    def unused(self) -> list[Reply]:
+        """Replies not yet served."""
+        return self.replies[self.served :]
+
+    @property
+    def last_served(self) -> Reply | None:
+        """The reply served last from this queue, as written."""
+        return self.replies[self.served - 1] if self.served else None
+
+    def pick(self, pending: Pending) -> Reply | None:
+        if self.served >= len(self.replies):
+            return None
+        reply = self.tool_map.reply_for_agent(self.replies[self.served])
+        self.served += 1
+        return reply
+
+
+class FinalErrorAgain(Policy):
+    """The last reply of a used-up queue once more, when it was a final error."""
+
+    def __init__(self, script: ScriptedReplies) -> None:
+        self.script = script
+
+    def pick(self, pending: Pending) -> Reply | None:
+        last = self.script.last_served
+        if self.script.unused or last is None or last.error is None or last.connection is not None:
+            return None
+        if status_is_retryable(api_error(last.error).status, last.headers):
+            return None
+        pending.record.repeated = True
+        return last
