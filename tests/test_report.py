@@ -88,7 +88,7 @@ def test_the_html_report_is_one_file_that_fetches_nothing(library, tmp_path, cap
 def test_the_summary_counts_and_lists_every_file(library, tmp_path, capsys):
     page = html_report(library, tmp_path)
     [counts] = page.root.find_all("p", "counts")
-    assert counts.all_text() == "1 passed2 failed0 skipped"  # the broken file counts as failed
+    assert counts.all_text() == "1 passed2 failed0 not applicable0 skipped"  # the broken file counts as failed
     [summary] = page.root.find_all("table", "summary")
     rows = {tr.find_all("td")[0].all_text(): tr.find_all("td")[1].all_text() for tr in summary.find_all("tr")[1:]}
     assert rows == {"expects-the-wrong-wait": "fail", "broken": "broken", "answer-after-overload": "pass"}
@@ -204,4 +204,4 @@ def test_pytest_xdist_workers_send_their_scenarios_to_the_report(pytester):
     result.assert_outcomes(passed=1, failed=2)
     page = Page((pytester.path / "report.html").read_text(encoding="utf-8"))
     assert len(page.root.find_all("section", "scenario")) == 3
-    assert "1 passed2 failed0 skipped" == page.root.find_all("p", "counts")[0].all_text()
+    assert "1 passed2 failed0 not applicable0 skipped" == page.root.find_all("p", "counts")[0].all_text()

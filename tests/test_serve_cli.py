@@ -32,9 +32,14 @@ def start_serving(*args: str) -> tuple[subprocess.Popen[str], str]:
     return process, match.group(0)
 
 
+READ = {"name": "Read", "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}}}}
+
+
 def ask(url: str, text: str) -> anthropic.types.Message:
+    """A client with a Read tool: the scenario's answer calls Read (a client without one
+    would make the scenario not applicable to it)."""
     client = anthropic.Anthropic(base_url=url, api_key="test", max_retries=0)
-    return client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": text}])
+    return client.messages.create(model="m", max_tokens=10, tools=[READ], messages=[{"role": "user", "content": text}])
 
 
 def test_serve_answers_clients_logs_each_request_and_checks_on_ctrl_c(tmp_path):

@@ -15,7 +15,6 @@ from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.scenario.format.forms import stream_only_notes
 from harness.scenario.format.loader import load_scenario
-from harness.scenario.format.problem import Kind
 from harness.serve.server import FaultServer
 from harness.wire.replies import Cut, ErrorEvent, Reply, Stall
 
@@ -76,11 +75,12 @@ def test_event_level_faults_leave_the_message_whole() -> None:
 
 
 @pytest.mark.parametrize("reply", [Reply(message=MESSAGE, bad_data=3), Reply(message=BROKEN_JSON)])
-def test_a_fault_no_json_body_can_carry_is_a_500_and_a_problem_naming_unstreamed(reply) -> None:
+def test_a_fault_no_json_body_can_carry_makes_the_scenario_not_applicable_to_that_client(reply) -> None:
+    """The client did nothing wrong by asking without ``stream``: no problem, the scenario
+    says nothing about it (``unstreamed:`` chooses what such a request gets instead)."""
     result, responder = ask(reply)
-    assert isinstance(result, anthropic.InternalServerError)
-    [problem] = responder.problems
-    assert "has no non-streaming form (choose one with `unstreamed:`)" in problem.text and problem.kind is Kind.HARNESS
+    assert isinstance(result, anthropic.InternalServerError) and responder.problems == []
+    assert "exists only in a stream" in responder.stream_only and "the client asked without `stream`" in responder.stream_only
 
 
 def test_unstreamed_says_what_a_request_without_stream_gets() -> None:

@@ -15,7 +15,7 @@ from harness.report.style import CSS
 from harness.report.svg import timeline_svg
 from harness.report.table import counts
 
-RESULT_ORDER = {"fail": 0, "broken": 0, "pass": 1, "skip": 2}
+RESULT_ORDER = {"fail": 0, "broken": 0, "pass": 1, "n/a": 2, "skip": 3}
 
 
 def render_report(records: list[dict[str, Any]], *, title: str, generated: str, base_dir: Path | None = None,
@@ -51,7 +51,7 @@ def _header(records: list[dict[str, Any]], title: str, generated: str, interrupt
     return (
         f"<header><h1>{escape(title)}</h1>"
         f'<p class="counts"><span class="pass">{found["pass"]} passed</span><span class="fail">{found["fail"]} failed</span>'
-        f'<span class="skip">{found["skip"]} skipped</span></p>'
+        f'<span class="skip">{found["n/a"]} not applicable</span><span class="skip">{found["skip"]} skipped</span></p>'
         f"<p>{len(records)} scenario file(s) · agent {escape(', '.join(agents))} · {virtual:.1f} s of virtual time · "
         f"{wall:.1f} s of wall time · {escape(generated)}</p>{stopped}"
         '<nav><a href="#summary">Summary</a><a href="#coverage">Fault coverage</a><a href="#scenarios">Scenarios</a></nav>'
@@ -60,7 +60,8 @@ def _header(records: list[dict[str, Any]], title: str, generated: str, interrupt
 
 
 def _badge(result: str) -> str:
-    return f'<span class="badge {result}">{escape(result)}</span>'
+    kind = "skip" if result == "n/a" else result
+    return f'<span class="badge {kind}">{escape(result)}</span>'
 
 
 def _summary(records: list[dict[str, Any]], ids: dict[int, str]) -> str:
@@ -117,6 +118,8 @@ def _scenario(record: dict[str, Any], anchor: str, base_dir: Path | None) -> str
     ]
     if record["skipped"]:
         parts.append(f"<p>Skipped: {escape(record['skipped'])}</p>")
+    elif record.get("not_applicable"):
+        parts.append(f"<p>Not applicable: {escape(record['not_applicable'])}</p>")
     elif record["turns"]:
         parts.append(f'<div class="scroll">{timeline_svg(record)}</div>')
     if record["problems"]:

@@ -8,8 +8,9 @@ from typing import Any, Iterable
 
 
 def counts(records: list[dict[str, Any]]) -> dict[str, int]:
-    """How many records passed, failed (broken files included) and were skipped."""
-    found = {"pass": 0, "fail": 0, "skip": 0}
+    """How many records passed, failed (broken files included), were skipped (another
+    agent's scenarios) and were not applicable to this agent."""
+    found = {"pass": 0, "fail": 0, "skip": 0, "n/a": 0}
     for record in records:
         found["fail" if record["result"] == "broken" else record["result"]] += 1
     return found
@@ -18,8 +19,8 @@ def counts(records: list[dict[str, Any]]) -> dict[str, int]:
 def json_result(record: dict[str, Any]) -> dict[str, Any]:
     """One scenario in ``--json`` output."""
     return {
-        "file": record["file"], "name": record["name"], "passed": record["result"] in ("pass", "skip"),
-        "skipped": record["skipped"], "requests": record["requests"], "virtual_seconds": record["virtual_seconds"],
+        "file": record["file"], "name": record["name"], "passed": record["result"] in ("pass", "skip", "n/a"),
+        "skipped": record["skipped"], "not_applicable": record.get("not_applicable"), "requests": record["requests"], "virtual_seconds": record["virtual_seconds"],
         "wall_ms": record["wall_ms"], "problems": [p["text"] for p in record["problems"]], "notes": record["notes"],
         "not_checked": record["not_checked"],
     }
@@ -32,14 +33,16 @@ def summary_lines(records: list[dict[str, Any]], *, repeat_notes: Iterable[str] 
     width = max((len(r["name"]) for r in records), default=10)
     lines = [f"{'scenario'.ljust(width)}  result  requests  virtual s  wall ms  not checked"]
     for r in records:
-        verdict = {"skip": "skip", "pass": "pass"}.get(r["result"], "FAIL")
+        verdict = {"skip": "skip", "pass": "pass", "n/a": "n/a"}.get(r["result"], "FAIL")
         unseen = len(r["not_checked"]) or ""
         lines.append(f"{r['name'].ljust(width)}  {verdict:6}  {r['requests']:8}  {r['virtual_seconds']:9.1f}  {r['wall_ms']:7.1f}  {unseen}")
     found = counts(records)
     unseen = sum(len(r["not_checked"]) for r in records)
-    tail = f", {found['skip']} skipped (another agent's scenarios)" if found["skip"] else ""
+    tail = f", {found['n/a']} not applicable (the agent cannot meet them)" if found["n/a"] else ""
+    tail += f", {found['skip']} skipped (another agent's scenarios)" if found["skip"] else ""
     tail += f"; {unseen} expectation(s) not checked (they need mini_agent's events)" if unseen else ""
     lines.append(f"{found['pass']} passed, {found['fail']} failed{tail}")
+    lines += [f"  not applicable: {r['name']}: {r['not_applicable']}" for r in records if r.get("not_applicable")]
     lines += [f"  note: {r['name']}: " + "; ".join(r["notes"]) for r in records if r["notes"] and r["result"] != "fail"]
     for r in records:
         if r["result"] in ("fail", "broken"):

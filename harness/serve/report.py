@@ -93,6 +93,9 @@ def check_served(scenario: Scenario, server: FaultServer) -> ServeReport:
         report.lines.append(f"{title}: {len(responder.requests)} request(s) to /v1/messages")
         groups = conversations(responder.requests)
         report.lines += _request_lines(groups)
+        if responder.not_applicable is not None:  # the client cannot meet the scenario: nothing to hold against it
+            report.lines.append(f"{title}: not applicable: {responder.not_applicable}")
+            continue
         found = Findings(
             problems=[p.under(title) for p in responder.problems if p not in responder.overrun],
             notes=[f"{title}: {p}" for p in responder.overrun],

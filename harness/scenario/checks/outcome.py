@@ -73,7 +73,9 @@ class Outcome:
     wall_origin: float = EPOCH_ORIGIN  # the Unix time the run's virtual clock started at
     tool_map: ToolMap = field(default_factory=ToolMap)
     skipped: str | None = None  # why the scenario did not run for this agent
+    not_applicable: str | None = None  # why the scenario says nothing about this agent (a tool it lacks …)
 
     @property
     def passed(self) -> bool:
+        """No problem (a scenario that is not applicable has none: what it found is moot)."""
         return not self.problems

@@ -49,6 +49,7 @@ class Responder:
         self.requests: list[Exchange] = []
         self.problems: list[Problem] = []
         self.overrun: list[Problem] = []  # the problems that say a request came with no reply left
+        self.stream_only: str | None = None  # a stream-only fault asked of a request without ``stream``
         self.script = ScriptedReplies(replies, label)
         self.policies: list[Policy] = [
             NotJson(), Threads(supported=threads), *([OracleCheck()] if check_requests else []),
@@ -68,6 +69,13 @@ class Responder:
     def unused(self) -> list[Reply]:
         """Replies of the current queue not yet served."""
         return self.script.unused
+
+    @property
+    def not_applicable(self) -> str | None:
+        """Why the scenario does not apply to this client, when it does not: a reply it
+        cannot meet (a tool it lacks), or a fault that exists only in a stream asked of a
+        request without ``stream``. Its problems then say nothing about the client."""
+        return self.script.not_applicable or self.stream_only
 
     @property
     def tool_map(self) -> ToolMap:
@@ -130,9 +138,14 @@ class Responder:
             record.plan.headers = dated(record.plan.headers, self.clock.wall_origin - EPOCH_ORIGIN)
         except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream, a stream-only fault
             if isinstance(error, NoJsonForm):
-                why = f"to a request without `stream`: {error} has no non-streaming form (choose one with `unstreamed:`)"
-            else:
-                why = f": {type(error).__name__}: {error}"
+                self.stream_only = self.stream_only or (
+                    f"{pending.where} is a fault that exists only in a stream ({error}) and the client asked without "
+                    "`stream` (a scenario chooses what such a request gets with `unstreamed:`)"
+                )
+                record.plan = harness_error_plan("harness: a stream-only fault asked without stream", pending.request_id)
+                pending.served = False
+                return None
+            why = f": {type(error).__name__}: {error}"
             line = pending.planned.line or None
             problem = Problem(f"{pending.where} cannot be served {why}", Kind.HARNESS, line=line, request=record.number)
             self.problems.append(problem)

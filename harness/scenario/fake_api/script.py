@@ -1,7 +1,8 @@
 """Which reply answers a request: the scenario's script (two policies; see ``policy``).
 
     ScriptedReplies   the replies written for the current turn, in order, their tool calls
-                      in the agent's own names (``tool_map``)
+                      in the agent's own names (``tool_map``); a reply the agent cannot
+                      meet (a tool it lacks: ``capabilities``) makes the run not applicable
     FinalErrorAgain   once those are used up, the last one again when it was an error that
                       sending the request again cannot change (a 401, a 400,
                       ``x-should-retry: false``): the API answers what it refused the same
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from harness.oracle.retry import status_is_retryable
+from harness.scenario.fake_api.capabilities import unmet_need
 from harness.scenario.fake_api.policy import Pending, Policy
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.wire.api_errors import api_error
@@ -24,6 +26,7 @@ class ScriptedReplies(Policy):
 
     def __init__(self, replies: Iterable[Reply] = (), label: str = "the scenario") -> None:
         self.tool_map = ToolMap()  # the agent's names for the standard tools
+        self.not_applicable: str | None = None  # why the agent cannot meet the script, when it cannot
         self.queue(replies, label)
 
     def queue(self, replies: Iterable[Reply], label: str) -> None:
@@ -45,9 +48,11 @@ class ScriptedReplies(Policy):
     def pick(self, pending: Pending) -> Reply | None:
         if self.served >= len(self.replies):
             return None
-        reply = self.tool_map.reply_for_agent(self.replies[self.served])
+        written = self.replies[self.served]
+        if self.not_applicable is None:
+            self.not_applicable = unmet_need(written, pending.record.whole, self.tool_map)
         self.served += 1
-        return reply
+        return self.tool_map.reply_for_agent(written)
 
 
 class FinalErrorAgain(Policy):

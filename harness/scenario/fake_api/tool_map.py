@@ -4,7 +4,7 @@ the way back.
 An agent under test may say how its tools differ from the standard set (``Read``,
 ``Write``, ``Bash``; see ``harness.scenario.format.tools``) with a ``tool_map`` attribute::
 
-    tool_map = {"Read": {"name": "read_file", "input": {"file_path": "path"}}}
+    tool_map = {"Read": {"name": "read_file", "input": {"file_path": "path", "limit": None}}}
 
 The fake model's ``tool_use`` blocks are then served with the agent's tool name and
 argument names; what comes back (``tool_use`` blocks in the history, the ``tool_result``
@@ -15,6 +15,9 @@ Recorded and raw streams get the same treatment when a block's input JSON parses
 ``json:`` fragments keep their text (they are usually broken on purpose). A renamed call
 streams in as many pieces as the standard one, so event numbers (``cut: {after_event}``,
 ``interrupt: k``) mean the same for every agent; byte offsets count the bytes served.
+
+An argument mapped to ``None`` is one the agent's tool does not have: a scenario that
+uses it (``limit`` above) is not applicable to that agent (``capabilities``).
 """
 
 from __future__ import annotations
@@ -39,14 +42,18 @@ class ToolMap:
     def __init__(self, mapping: Mapping[str, Any] | None = None) -> None:
         self._names: dict[str, str] = {}
         self._arguments: dict[str, dict[str, str]] = {}
+        self._missing: dict[str, set[str]] = {}
         for standard, spec in (mapping or {}).items():
             if not isinstance(spec, Mapping) or not isinstance(spec.get("name", standard), str):
                 raise ToolMapError(f"tool_map[{standard!r}] must be a mapping with a `name` and an `input` mapping")
             arguments = spec.get("input") or {}
-            if not isinstance(arguments, Mapping) or not all(isinstance(v, str) for v in arguments.values()):
-                raise ToolMapError(f"tool_map[{standard!r}].input must map standard argument names to the agent's")
+            if not isinstance(arguments, Mapping) or not all(v is None or isinstance(v, str) for v in arguments.values()):
+                raise ToolMapError(
+                    f"tool_map[{standard!r}].input must map standard argument names to the agent's (None: it has no such argument)"
+                )
             self._names[standard] = spec.get("name", standard)
-            self._arguments[standard] = dict(arguments)
+            self._arguments[standard] = {k: v for k, v in arguments.items() if v is not None}
+            self._missing[standard] = {k for k, v in arguments.items() if v is None}
         self._standard = {agent: standard for standard, agent in self._names.items()}
 
     def __bool__(self) -> bool:
@@ -55,6 +62,16 @@ class ToolMap:
     def standard_name(self, name: str) -> str:
         """The standard name of one of the agent's tools (unknown names as they are)."""
         return self._standard.get(name, name)
+
+    def agent_name(self, standard: str) -> str:
+        """The agent's name for a standard tool (the standard name if it keeps it)."""
+        return self._names.get(standard, standard)
+
+    def agent_argument(self, standard: str, argument: str) -> str | None:
+        """The agent's name for a standard tool's argument; None if it says it has none."""
+        if argument in self._missing.get(standard, ()):
+            return None
+        return self._arguments.get(standard, {}).get(argument, argument)
 
     def reply_for_agent(self, reply: Reply) -> Reply:
         """``reply`` with its tool calls in the agent's names."""

@@ -57,6 +57,8 @@ class ScenarioItem(pytest.Item):
         outcome = self.outcome = run_scenario(self.scenario, agent=configured_agent(self.config))
         if outcome.skipped:
             pytest.skip(outcome.skipped)
+        if outcome.not_applicable is not None:
+            pytest.skip(f"not applicable: {outcome.not_applicable}")
         for note in outcome.notes:
             self.user_properties.append(("note", note))
         if outcome.problems:

@@ -74,7 +74,8 @@ def run_and_record(
         if settle and (settled := settled_scenario(outcome)) is not None:
             scenario = settled
             outcome = run(scenario)
-        problems = outcome.problems + [_as_problem(p) for check in checks for p in check(outcome)]
+        moot = outcome.not_applicable is not None  # the agent cannot meet it: nothing to hold against it
+        problems = [] if moot else outcome.problems + [_as_problem(p) for check in checks for p in check(outcome)]
     except Exception as error:
         crash = Problem(f"the run raised {type(error).__name__}: {error}", Kind.HARNESS)
         path = save_counterexample(scenario, [crash], folder=folder)

@@ -33,6 +33,7 @@ def scenario_record(
         "about": scenario.about if scenario else "",
         "result": _result(outcome, problems),
         "skipped": outcome.skipped if outcome else None,
+        "not_applicable": outcome.not_applicable if outcome else None,
         "agent": outcome.agent_name if outcome else None,
         "requests": len(outcome.requests) if outcome else 0,
         "virtual_seconds": round(outcome.virtual_seconds, 3) if outcome else 0.0,
@@ -56,6 +57,8 @@ def _result(outcome: Outcome | None, problems: list[Problem]) -> str:
         return "broken"
     if outcome.skipped:
         return "skip"
+    if outcome.not_applicable is not None:
+        return "n/a"
     return "fail" if problems else "pass"
 
 

@@ -106,6 +106,9 @@ def run_scenario(
         wall_origin=clock.wall_origin,
         tool_map=responder.tool_map,
     )
+    outcome.not_applicable = responder.not_applicable
+    if outcome.not_applicable is not None:  # the agent could not meet the scenario: nothing it did is judged
+        return outcome
     found = check_invariants(outcome)
     outcome.problems = _in_turns(list(responder.problems) + found.problems + check_expectations(outcome), records)
     outcome.notes = found.notes

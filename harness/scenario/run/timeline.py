@@ -26,6 +26,8 @@ def format_timeline(outcome: Outcome) -> str:
     lines = [f"scenario {scenario.name} ({scenario.path})", f"  {scenario.about}"]
     if outcome.skipped:
         return "\n".join([*lines, f"  skipped: {outcome.skipped}"])
+    if outcome.not_applicable is not None:
+        lines.append(f"  not applicable: {outcome.not_applicable}")
     lines += [f"  t={at:8.3f}s {text}" for _, at, text in rows]
     lines += [f"  ✗ {problem}" for problem in outcome.problems]
     lines += [f"  ⚠ {note}" for note in outcome.notes]

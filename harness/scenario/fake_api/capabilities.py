@@ -1,0 +1,94 @@
+"""Whether the agent can meet a reply at all: a scenario written for the standard tools
+(``Read``, ``Write``, ``Bash``: reading a file, writing one, running a command) is not
+applicable to an agent without a tool for that role, nor one whose tool lacks an
+optional argument the scenario uses (``Read``'s ``offset``, ``limit``; ``Bash``'s
+``timeout``). The agent's tools are read from the wire — the ``tools`` its request
+declares, under the names its ``tool_map`` gives — so nothing is assumed of it.
+
+    unmet_need(reply, request, tool_map) -> str | None    why the reply is not for this agent
+
+A tool the standard set does not have (a call to ``Edit``, made on purpose to see an
+agent answer an unknown tool) is no need: any agent must answer it. Raw ``json``
+fragments say nothing of their arguments; only the tool's role counts for them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from harness.scenario.fake_api.tool_map import ToolMap
+from harness.scenario.format.tools import STANDARD_TOOLS
+
+ROLES = {"Read": "reads a file", "Write": "writes a file", "Bash": "runs a command"}
+OPTIONAL = {
+    spec.name: frozenset(spec.input_schema.get("properties", {})) - frozenset(spec.input_schema.get("required", []))
+    for spec in STANDARD_TOOLS
+}
+
+
+def unmet_need(reply: Any, request: Any, tool_map: ToolMap) -> str | None:
+    """Why the agent that sent ``request`` cannot meet ``reply`` (None: it can)."""
+    calls = [(name, arguments) for name, arguments in standard_calls(reply) if name in ROLES]
+    if not calls:
+        return None
+    tools = declared_tools(request)
+    for standard, arguments in calls:
+        name = tool_map.agent_name(standard)
+        if name not in tools:
+            have = ", ".join(sorted(tools)) or "none"
+            return (f"the agent has no tool that {ROLES[standard]} (the scenario calls {standard}; the agent's tools: "
+                    f"{have}; a tool_map names which of them does)")
+        for argument in sorted(arguments & OPTIONAL[standard]):
+            own = tool_map.agent_argument(standard, argument)
+            properties = tools[name]
+            if own is None or (properties is not None and own not in properties):
+                return (f"the agent's {name} has no `{own or argument}` argument (the scenario uses {standard}'s "
+                        f"optional `{argument}`)")
+    return None
+
+
+def declared_tools(request: Any) -> dict[str, frozenset[str] | None]:
+    """The tools a request declares: each name with its input's property names (None
+    when its schema lists none, so any argument may be one of its own)."""
+    tools = request.get("tools") if isinstance(request, Mapping) else None
+    found: dict[str, frozenset[str] | None] = {}
+    for tool in tools if isinstance(tools, list) else ():
+        if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
+            continue
+        schema = tool.get("input_schema")
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        found[tool["name"]] = frozenset(properties) if isinstance(properties, Mapping) and properties else None
+    return found
+
+
+def standard_calls(reply: Any) -> Iterator[tuple[str, frozenset[str]]]:
+    """Each tool call a reply makes, by the name the scenario wrote and the arguments its
+    input names (none for raw fragments)."""
+    message = getattr(reply, "message", None) or {}
+    calls = message.get("tool_use")
+    for call in calls if isinstance(calls, list) else [calls] if calls is not None else []:
+        if isinstance(call, Mapping) and isinstance(call.get("name"), str):
+            arguments = call.get("input")
+            yield call["name"], frozenset(arguments) if isinstance(arguments, Mapping) else frozenset()
+    yield from _streamed_calls(getattr(reply, "events", None) or [])
+
+
+def _streamed_calls(events: list[Any]) -> Iterator[tuple[str, frozenset[str]]]:
+    names: dict[Any, str] = {}
+    pieces: dict[Any, str] = {}
+    for event in events:
+        if not isinstance(event, Mapping):
+            continue
+        block, delta = event.get("content_block"), event.get("delta")
+        if event.get("type") == "content_block_start" and isinstance(block, Mapping) and block.get("type") == "tool_use":
+            names[event.get("index")] = str(block.get("name"))
+        elif isinstance(delta, Mapping) and delta.get("type") == "input_json_delta" and event.get("index") in names:
+            pieces[event.get("index")] = pieces.get(event.get("index"), "") + str(delta.get("partial_json", ""))
+    for index, name in names.items():
+        try:
+            arguments = json.loads(pieces.get(index) or "{}")
+        except ValueError:
+            arguments = {}
+        yield name, frozenset(arguments) if isinstance(arguments, dict) else frozenset()
