@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import harness.cli as cli  # imported once, before any fork
+from harness.scenario.frontends.selection import CACHE_VARIABLE
 
 for _name in ("harness.cassette.replay", "harness.cassette.record", "harness.agents.mini_agent", "harness.scenario.run.runner",
               "harness.cassette.scan", "harness.cassette.show", "vcr", "anthropic"):
@@ -80,7 +81,8 @@ def run_case(argv: list[str], *, cwd: Path, tmpdir: Path, mark: str, timeout: fl
             try:
                 os.setsid()
                 os.chdir(cwd)
-                os.environ.update({"TMPDIR": str(tmpdir), MARK_VARIABLE: mark, "HOME": str(tmpdir.parent / "home")})
+                os.environ.update({"TMPDIR": str(tmpdir), MARK_VARIABLE: mark, "HOME": str(tmpdir.parent / "home"),
+                                   CACHE_VARIABLE: str(tmpdir / "cache")})  # harness run's own --lf memory
                 tempfile.tempdir = None
                 fd = os.open(os.devnull, os.O_RDONLY)
                 os.dup2(fd, 0)

@@ -15,7 +15,7 @@ from harness.report.style import CSS
 from harness.report.svg import timeline_svg
 from harness.report.table import counts
 
-RESULT_ORDER = {"fail": 0, "broken": 0, "pass": 1, "n/a": 2, "skip": 3}
+RESULT_ORDER = {"fail": 0, "broken": 0, "known": 1, "pass": 2, "n/a": 3, "skip": 4}
 
 
 def render_report(records: list[dict[str, Any]], *, title: str, generated: str, base_dir: Path | None = None,
@@ -60,7 +60,7 @@ def _header(records: list[dict[str, Any]], title: str, generated: str, interrupt
 
 
 def _badge(result: str) -> str:
-    kind = "skip" if result == "n/a" else result
+    kind = "skip" if result in ("n/a", "known") else result
     return f'<span class="badge {kind}">{escape(result)}</span>'
 
 

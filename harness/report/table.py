@@ -9,8 +9,9 @@ from typing import Any, Iterable
 
 def counts(records: list[dict[str, Any]]) -> dict[str, int]:
     """How many records passed, failed (broken files included), were skipped (another
-    agent's scenarios) and were not applicable to this agent."""
-    found = {"pass": 0, "fail": 0, "skip": 0, "n/a": 0}
+    agent's scenarios), were not applicable to this agent, and failed as a baseline
+    knew they would (``known``)."""
+    found = {"pass": 0, "fail": 0, "skip": 0, "n/a": 0, "known": 0}
     for record in records:
         found["fail" if record["result"] == "broken" else record["result"]] += 1
     return found
@@ -19,7 +20,7 @@ def counts(records: list[dict[str, Any]]) -> dict[str, int]:
 def json_result(record: dict[str, Any]) -> dict[str, Any]:
     """One scenario in ``--json`` output."""
     return {
-        "file": record["file"], "name": record["name"], "passed": record["result"] in ("pass", "skip", "n/a"),
+        "file": record["file"], "name": record["name"], "passed": record["result"] in ("pass", "skip", "n/a", "known"),
         "skipped": record["skipped"], "not_applicable": record.get("not_applicable"), "requests": record["requests"], "virtual_seconds": record["virtual_seconds"],
         "wall_ms": record["wall_ms"], "problems": [p["text"] for p in record["problems"]], "notes": record["notes"],
         "not_checked": record["not_checked"],
@@ -33,12 +34,13 @@ def summary_lines(records: list[dict[str, Any]], *, repeat_notes: Iterable[str] 
     width = max((len(r["name"]) for r in records), default=10)
     lines = [f"{'scenario'.ljust(width)}  result  requests  virtual s  wall ms  not checked"]
     for r in records:
-        verdict = {"skip": "skip", "pass": "pass", "n/a": "n/a"}.get(r["result"], "FAIL")
+        verdict = {"skip": "skip", "pass": "pass", "n/a": "n/a", "known": "known"}.get(r["result"], "FAIL")
         unseen = len(r["not_checked"]) or ""
         lines.append(f"{r['name'].ljust(width)}  {verdict:6}  {r['requests']:8}  {r['virtual_seconds']:9.1f}  {r['wall_ms']:7.1f}  {unseen}")
     found = counts(records)
     unseen = sum(len(r["not_checked"]) for r in records)
-    tail = f", {found['n/a']} not applicable (the agent cannot meet them)" if found["n/a"] else ""
+    tail = f", {found['known']} known failure(s) (the baseline's)" if found["known"] else ""
+    tail += f", {found['n/a']} not applicable (the agent cannot meet them)" if found["n/a"] else ""
     tail += f", {found['skip']} skipped (another agent's scenarios)" if found["skip"] else ""
     tail += f"; {unseen} expectation(s) not checked (they need mini_agent's events)" if unseen else ""
     lines.append(f"{found['pass']} passed, {found['fail']} failed{tail}")

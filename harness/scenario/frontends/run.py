@@ -25,6 +25,14 @@ from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import ScenarioError
 from harness.scenario.frontends.progress import EXIT_INTERRUPTED, CtrlC, Progress
+from harness.scenario.frontends.selection import (
+    apply_baseline,
+    last_failed,
+    read_baseline,
+    remember_failures,
+    select,
+    write_baseline,
+)
 from harness.scenario.frontends.workers import run_in_workers
 from harness.scenario.run.results import scenario_record
 from harness.scenario.run.runner import run_scenario
@@ -34,7 +42,14 @@ from harness.wire.files import write_atomically
 def cmd_run(args: argparse.Namespace) -> int:
     if args.update_golden:
         os.environ[UPDATE_VARIABLE] = "1"
-    files = scenario_files(args.paths)
+    baseline = read_baseline(args.baseline) if args.baseline else None
+    files = select(scenario_files(args.paths), args.keyword)
+    if args.last_failed:
+        failed = last_failed(args.agent)
+        if any(str(f) in failed for f in files):
+            files = [f for f in files if str(f) in failed]
+        else:
+            print("harness run: no failures known from the last run: running all", file=sys.stderr)
     jobs = min(args.jobs, len(files))
     progress = Progress(len(files))
     progress.enabled = bool(args.progress) or sys.stderr.isatty()
@@ -49,35 +64,50 @@ def cmd_run(args: argparse.Namespace) -> int:
             record["notes"] = [*record["notes"], SIGINT_NOTE]
         return record
 
+    def enough(records: list[dict[str, Any]]) -> bool:  # --maxfail
+        return bool(args.maxfail) and sum(r["result"] in ("fail", "broken") for r in records) >= args.maxfail
+
     if jobs > 1:
-        records, interrupted = run_in_workers(files, run_one, progress, jobs)
+        records, interrupted = run_in_workers(files, run_one, progress, jobs, stop=enough)
     else:
-        records, interrupted = run_in_order(files, run_one, progress)
+        records, interrupted = run_in_order(files, run_one, progress, stop=enough)
     progress.close()
     stopped = f"Ctrl+C after {len(records)} of {len(files)} scenario file(s); the rest did not run" if interrupted else None
+    if not interrupted and enough(records) and len(records) < len(files):
+        stopped = f"--maxfail {args.maxfail}: stopped after {len(records)} of {len(files)} scenario file(s)"
+    remember_failures(args.agent, records)
+    if args.write_baseline:
+        write_baseline(Path(args.write_baseline), records)
+    fixed = apply_baseline(records, baseline) if baseline is not None else []
     write_reports(args, records, stopped)
     if args.json:
         print(json.dumps({"scenarios": [json_result(r) for r in records], "passed": not counts(records)["fail"],
                           **({"interrupted": stopped} if stopped else {})}, indent=2))
     else:
         print("\n".join(summary_lines(records, repeat_notes=(SIGINT_NOTE,))))
+        for file in fixed:
+            print(f"  fixed: {file} passes now; write the baseline again (--write-baseline)")
         if stopped:
-            print(f"\ninterrupted: {stopped}")
-    if stopped:
+            print(f"\n{'interrupted' if interrupted else 'stopped'}: {stopped}")
+    if interrupted:
         return EXIT_INTERRUPTED
     return 1 if counts(records)["fail"] or not records else 0
 
 
 
 def run_in_order(
-    files: list[Path], run_one: Callable[[Path, CtrlC], dict[str, Any] | None], progress: Progress
+    files: list[Path], run_one: Callable[[Path, CtrlC], dict[str, Any] | None], progress: Progress,
+    *, stop: Callable[[list[dict[str, Any]]], bool] = lambda records: False,
 ) -> tuple[list[dict[str, Any]], bool]:
-    """Run ``files`` one after another in this process; the records of those that ran,
-    and whether Ctrl+C stopped the run (it stops after the scenario running)."""
+    """Run ``files`` one after another in this process, until ``stop(records)``; the
+    records of those that ran, and whether Ctrl+C stopped the run (it stops after the
+    scenario running)."""
     records: list[dict[str, Any]] = []
     with CtrlC() as ctrl_c:
         try:
             for path in files:
+                if stop(records):
+                    break
                 progress.started(str(path))
                 record = run_one(path, ctrl_c)
                 if record is None:

@@ -38,15 +38,19 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def run_in_workers(files: list[Path], run_one: RunOne, progress: Progress, jobs: int) -> tuple[list[Record], bool]:
-    """Run ``files`` in ``jobs`` forked workers; ``run_one(path, ctrl_c)`` is the record
-    of one file, or None where the run must stop (Ctrl+C pressed twice). Returns the
-    records of the files that ran, in the files' order, and whether Ctrl+C stopped it."""
+def run_in_workers(
+    files: list[Path], run_one: RunOne, progress: Progress, jobs: int,
+    *, stop: Callable[[list[Record]], bool] = lambda records: False,
+) -> tuple[list[Record], bool]:
+    """Run ``files`` in ``jobs`` forked workers, handing out no more once
+    ``stop(records)``; ``run_one(path, ctrl_c)`` is the record of one file, or None where
+    the run must stop (Ctrl+C pressed twice). Returns the records of the files that ran,
+    in the files' order, and whether Ctrl+C stopped it."""
     presses = CtrlC(raises=False)  # a press must not break off a read from a worker's pipe
     sys.stdout.flush()
     sys.stderr.flush()
     with presses:
-        pool = _Pool(files, run_one, progress, min(jobs, len(files)))
+        pool = _Pool(files, run_one, progress, min(jobs, len(files)), stop)
         try:
             pool.serve(presses)
         finally:
@@ -57,8 +61,9 @@ def run_in_workers(files: list[Path], run_one: RunOne, progress: Progress, jobs:
 class _Pool:
     """The workers, the file each is running, and the records that came back."""
 
-    def __init__(self, files: list[Path], run_one: RunOne, progress: Progress, jobs: int) -> None:
-        self.files, self.progress = files, progress
+    def __init__(self, files: list[Path], run_one: RunOne, progress: Progress, jobs: int,
+                 stop: Callable[[list[Record]], bool]) -> None:
+        self.files, self.progress, self.stop = files, progress, stop
         self.records: dict[int, Record] = {}
         self.interrupted = False
         self._next: Iterator[int] = iter(range(len(files)))
@@ -120,7 +125,8 @@ class _Pool:
         self._hand_out(connection, process)
 
     def _hand_out(self, connection: Connection, process: BaseProcess) -> None:
-        index = None if self.interrupted else next(self._next, None)
+        done = self.interrupted or self.stop(list(self.records.values()))
+        index = None if done else next(self._next, None)
         connection.send(index)
         if index is None:
             self._ended.append(process)
