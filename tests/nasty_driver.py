@@ -82,7 +82,7 @@ def run_case(argv: list[str], *, cwd: Path, tmpdir: Path, mark: str, timeout: fl
                 os.setsid()
                 os.chdir(cwd)
                 os.environ.update({"TMPDIR": str(tmpdir), MARK_VARIABLE: mark, "HOME": str(tmpdir.parent / "home"),
-                                   CACHE_VARIABLE: str(tmpdir / "cache")})  # harness run's own --lf memory
+                                   CACHE_VARIABLE: str(tmpdir.parent / "cache")})  # harness run's own --lf memory
                 tempfile.tempdir = None
                 fd = os.open(os.devnull, os.O_RDONLY)
                 os.dup2(fd, 0)
