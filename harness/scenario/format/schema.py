@@ -194,6 +194,8 @@ def _setting_spec(setting: Setting, what: str, description: str | None = None) -
         return Choice(setting.choices, words)
     if setting.kind == "mapping":
         return MapOf(ANY, words)
-    if setting.kind == "list":
+    if setting.kind == "list" and setting.item is not None:
         return ListOf(_mapping(settings_of(setting.item), what), description=words)
+    if setting.kind == "list":
+        return ListOf(Scalar(setting.item_kind, minimum=setting.minimum, maximum=setting.maximum), description=words)
     return Scalar(setting.kind, words, minimum=setting.minimum, maximum=setting.maximum)

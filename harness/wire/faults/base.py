@@ -90,7 +90,8 @@ def event_number(default: Any = MISSING) -> Any:
 @dataclass(frozen=True)
 class Setting:
     """One field of a fault as the scenario format sees it. ``kind``: integer, number,
-    string, boolean, choice, mapping (any JSON object) or list (of ``item`` mappings)."""
+    string, boolean, choice, mapping (any JSON object) or list: of ``item`` mappings (a
+    dataclass), or of ``item_kind`` values (whose bounds are the setting's)."""
 
     name: str
     kind: str
@@ -100,7 +101,8 @@ class Setting:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
-    item: type | None = None  # for a list: the dataclass of its items
+    item: type | None = None
+    item_kind: str = ""
 
 
 @functools.cache
@@ -117,14 +119,16 @@ def _setting(field: dataclasses.Field, hint: Any) -> Setting:
     words = dict(field.metadata)
     if type(None) in typing.get_args(hint):  # ``int | None``: optional, an integer when given
         hint = next(a for a in typing.get_args(hint) if a is not type(None))
-    item = None
-    if typing.get_origin(hint) is Literal:
-        kind, words["choices"] = "choice", typing.get_args(hint)
-    elif typing.get_origin(hint) is tuple:
-        kind, item = "list", typing.get_args(hint)[0]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    item, item_kind = None, ""
+    if origin is Literal:
+        kind, words["choices"] = "choice", args
+    elif origin is tuple:  # ``tuple[X, ...]``: a list of X
+        kind = "list"
+        item, item_kind = (args[0], "mapping") if dataclasses.is_dataclass(args[0]) else (None, _KINDS[args[0]])
     else:
-        kind = "choice" if words.get("choices") else _KINDS[typing.get_origin(hint) or hint]
-    return Setting(field.name, kind, field.default is MISSING, field.default, item=item, **words)
+        kind = "choice" if words.get("choices") else _KINDS[origin or hint]
+    return Setting(field.name, kind, field.default is MISSING, field.default, item=item, item_kind=item_kind, **words)
 
 
 class Fault:
@@ -152,8 +156,8 @@ class Fault:
     def from_yaml(cls, value: Any) -> Fault | None:
         """The fault a checked YAML value (plain data) describes; None for one that does nothing."""
         given = value if isinstance(value, dict) else {cls.shorthand: value}
-        lists = {s.name: s.item for s in settings_of(cls) if s.item is not None}
-        return cls(**{k: tuple(lists[k](**i) for i in v) if k in lists else v for k, v in given.items()})
+        lists = {s.name: s.item for s in settings_of(cls) if s.kind == "list"}
+        return cls(**{k: _read(lists[k], v) if k in lists else v for k, v in given.items()})
 
     def to_yaml(self) -> Any:
         """The YAML value a person would write: the shorthand where it says it all."""
@@ -224,9 +228,13 @@ class RawFrame(dict):
         self.frame = frame
 
 
+def _read(item: type | None, values: list[Any]) -> tuple[Any, ...]:
+    return tuple(item(**value) if item is not None else value for value in values)
+
+
 def _written(value: Any) -> Any:
     if isinstance(value, tuple):
-        return [{s.name: getattr(item, s.name) for s in settings_of(type(item))} for item in value]
+        return [{s.name: getattr(v, s.name) for s in settings_of(type(v))} if dataclasses.is_dataclass(v) else v for v in value]
     return value
 
 
