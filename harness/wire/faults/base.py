@@ -233,9 +233,9 @@ def _read(item: type | None, values: list[Any]) -> tuple[Any, ...]:
 
 
 def _written(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [{s.name: getattr(v, s.name) for s in settings_of(type(v))} if dataclasses.is_dataclass(v) else v for v in value]
-    return value
+    if not isinstance(value, tuple):
+        return value
+    return [{s.name: getattr(v, s.name) for s in settings_of(type(v))} if dataclasses.is_dataclass(v) else v for v in value]
 
 
 _REGISTRY: list[type[Fault]] = []
