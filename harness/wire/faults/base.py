@@ -142,7 +142,7 @@ class Fault:
     mapping: ClassVar[bool] = True  # whether the YAML value may be a mapping of the fields
     rules: ClassVar[tuple[Callable[[Mapping[str, Any]], str | None], ...]] = ()  # checks of the whole mapping
     places: ClassVar[tuple[str, ...]] = IN_STREAM  # the coverage places its one row can hit
-    role: ClassVar[str | None] = None  # "failure": an attempt that fails; "noise": what every client tolerates
+    role: ClassVar[Literal["failure", "noise"] | None] = None  # an attempt that fails; what every client tolerates
     no_json_form: ClassVar[str | None] = None  # why a request without ``stream`` cannot get it
     breaks_message: ClassVar[bool] = False  # no complete message arrives, whatever the bytes do
     rank: ClassVar[int] = 0  # its place in the pipeline (set by ``register``)
