@@ -21,7 +21,8 @@ from harness.scenario.fake_api.transport import plan_response
 from harness.wire import json_body, sse
 from harness.wire.chunks import wire_response
 from harness.wire.clock import VirtualClock
-from harness.wire.plan import WirePlan, stream_frames
+from harness.wire.plan import WirePlan
+from harness.wire.planner import stream_frames
 from harness.wire.replies import Reply
 from mini_agent.model import FALLBACK_BETA
 from mini_agent.settings import DEFAULT_MODEL, DEFAULT_SYSTEM

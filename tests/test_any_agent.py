@@ -30,8 +30,8 @@ from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
 from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
+from harness.wire.planner import stream_events
 from harness.wire.replies import Reply
-from harness.wire.stream_faults import stream_events
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = scenario_files([ROOT / "scenarios"])

@@ -10,7 +10,8 @@ import pytest
 from harness.oracle import check_history
 from harness.scenario.fake_api.clients import sync_client
 from harness.scenario.fake_api.transport import ScenarioTransport
-from harness.wire.replies import Cut, ErrorEvent, Reply
+from harness.wire.faults import BadData, Cut, EndEarly, ErrorEvent
+from harness.wire.replies import Reply
 from mini_agent.errors import ModelError, to_model_error
 from mini_agent.retry import RetryPolicy, parse_retry_after
 from mini_agent.settings import Settings
@@ -88,7 +89,7 @@ def test_total_time_budget_stops_retrying(agent_with):
 
 
 def test_stream_cut_halfway_keeps_only_the_complete_answer(agent_with):
-    cut = Reply(message={"text": "A first answer that will be lost midway"}, cut=Cut(after_event=3))
+    cut = Reply(message={"text": "A first answer that will be lost midway"}, faults=(Cut(after_event=3),))
     run = agent_with([cut, ANSWER])
     events = run.turn("hi")
     assert run.end() == "end_turn"
@@ -100,14 +101,14 @@ def test_stream_cut_halfway_keeps_only_the_complete_answer(agent_with):
 
 @pytest.mark.parametrize("how", ["fin", "rst"])
 def test_raw_httpx2_error_mid_stream_is_retried(agent_with, how):
-    run = agent_with([Reply(message={"text": "partial text here"}, cut=Cut(in_event=4, how=how)), ANSWER])
+    run = agent_with([Reply(message={"text": "partial text here"}, faults=(Cut(in_event=4, how=how),)), ANSWER])
     run.turn("hi")
     assert run.end() == "end_turn"
     assert "stream_cut" in run.notices()[0]
 
 
 def test_error_event_inside_a_200_stream_is_retried_by_its_type(agent_with):
-    run = agent_with([Reply(message={"text": "Hello there"}, error_event=ErrorEvent(after_event=2)), ANSWER])
+    run = agent_with([Reply(message={"text": "Hello there"}, faults=(ErrorEvent(after_event=2),)), ANSWER])
     run.turn("hi")
     assert run.end() == "end_turn"
     assert "overloaded" in run.notices()[0]
@@ -115,14 +116,14 @@ def test_error_event_inside_a_200_stream_is_retried_by_its_type(agent_with):
 
 def test_error_event_of_a_fatal_type_is_not_retried(agent_with):
     fatal = ErrorEvent(after_event=2, type="invalid_request_error", message="bad")
-    run = agent_with([Reply(message={"text": "Hello"}, error_event=fatal), ANSWER])
+    run = agent_with([Reply(message={"text": "Hello"}, faults=(fatal,)), ANSWER])
     run.turn("hi")
     assert run.end() == "error"
     assert len(run.transport.requests) == 1
 
 
 def test_clean_end_before_message_stop_is_detected_and_retried(agent_with):
-    run = agent_with([Reply(message={"text": "Hello there"}, end_early=4), ANSWER])
+    run = agent_with([Reply(message={"text": "Hello there"}, faults=(EndEarly(4),)), ANSWER])
     run.turn("hi")
     assert run.end() == "end_turn"
     assert "incomplete_stream" in run.notices()[0]
@@ -138,7 +139,7 @@ def test_unparseable_tool_json_is_retried(agent_with):
 
 
 def test_non_json_data_line_is_retried(agent_with):
-    run = agent_with([Reply(message={"text": "Hello"}, bad_data=2), ANSWER])
+    run = agent_with([Reply(message={"text": "Hello"}, faults=(BadData(2),)), ANSWER])
     run.turn("hi")
     assert run.end() == "end_turn"
     assert "bad_sse" in run.notices()[0]

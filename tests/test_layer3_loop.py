@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.oracle import check_history
+from harness.wire.faults import Interrupt
 from harness.wire.replies import Reply
 from mini_agent.events import MessageDone, Notice, ToolCall, TurnEnd
 from mini_agent.history import INTERRUPTED_RESULT
@@ -109,7 +110,7 @@ def test_closing_the_turn_generator_mid_tool_repairs_the_history(agent_with):
 
 
 def test_ctrl_c_while_streaming_ends_the_turn_and_the_next_works(agent_with):
-    run = agent_with([Reply(message={"text": "Long answer coming"}, interrupt=3), DONE])
+    run = agent_with([Reply(message={"text": "Long answer coming"}, faults=(Interrupt(3),)), DONE])
     run.turn("go")
     assert run.end() == "interrupted"
     assert [m["role"] for m in run.agent.messages] == ["user"]

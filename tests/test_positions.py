@@ -14,7 +14,8 @@ from harness.scenario.fake_api.responder import Responder
 from harness.scenario.format.loader import load_scenario, problems_in
 from harness.scenario.format.model import DEFAULT_MODEL
 from harness.scenario.format.positions import serve
-from harness.wire.replies import Cut, Reply
+from harness.wire.faults import Cut
+from harness.wire.replies import Reply
 
 SIX_EVENTS = "Hello there."  # message_start, block start, one delta, block stop, message_delta, message_stop
 
@@ -101,7 +102,7 @@ def test_the_listed_offsets_are_the_bytes_the_fake_api_serves(tmp_path):
     for frame in served.frames:
         assert body[frame.start : frame.end].startswith(f"event: {frame.name}\n".encode())
     assert [f.name for f in served.frames][:2] == ["message_start", "content_block_start"]
-    cut = serve(Reply(message=reply.message, cut=Cut(after_event=5)))
+    cut = serve(Reply(message=reply.message, faults=(Cut(after_event=5),)))
     assert cut.sent == served.frames[4].end
     assert cut.plan is not None and cut.plan.ending == "fin"
 

@@ -126,9 +126,9 @@ def test_a_broken_file_shows_its_mistake_at_its_line(library, tmp_path, capsys):
 
 def test_the_coverage_matrix_shows_where_faults_hit_and_where_none_did(library, tmp_path, capsys):
     matrix = html_report(library, tmp_path).matrix()
-    assert matrix["cut by RST"]["mid tool input"] == ("hit", "1")
+    assert matrix["cut (RST)"]["mid tool input"] == ("hit", "1")
     assert matrix["HTTP error, retryable"]["HTTP status"] == ("hit", "2")
-    assert matrix["cut by FIN"]["mid text"] == ("gap", "—")  # possible, not covered
+    assert matrix["cut (FIN)"]["mid text"] == ("gap", "—")  # possible, not covered
     assert matrix["connection refused"]["before headers"] == ("gap", "—")
     assert matrix["connection refused"]["mid text"] == ("na", "·")  # cannot happen
     assert matrix["stall"]["non-streaming"] == ("na", "·")
@@ -193,7 +193,7 @@ def test_pytest_writes_the_same_report_with_harness_html(pytester):
     page = Page((pytester.path / "report.html").read_text(encoding="utf-8"))
     names = [s.find_all("summary")[0].all_text() for s in page.root.find_all("section", "scenario")]
     assert [n.split(" (")[0] for n in names] == ["broken broken", "fail expects-the-wrong-wait", "pass answer-after-overload"]
-    assert page.matrix()["cut by RST"]["mid tool input"] == ("hit", "1")
+    assert page.matrix()["cut (RST)"]["mid tool input"] == ("hit", "1")
 
 
 def test_pytest_xdist_workers_send_their_scenarios_to_the_report(pytester):

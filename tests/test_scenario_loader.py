@@ -18,7 +18,8 @@ from harness.scenario.format.problem import Kind
 from harness.scenario.format.schema import json_schema
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
-from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Stall
+from harness.wire.faults import Cut, Drip, ErrorEvent, Insert, Stall
+from harness.wire.faults.insert import InsertedEvent
 
 LIBRARY = Path(__file__).resolve().parents[1] / "scenarios"
 HEAD = "name: broken\nabout: a scenario with one mistake\n"
@@ -296,12 +297,15 @@ def test_a_good_file_becomes_replies_with_their_faults(tmp_path):
     assert (bad_gateway.error, bad_gateway.body) == (502, "<html>Bad gateway</html>")
     assert timeout.connection == "read_timeout"
     assert cut.message == {"text": "Reading it first.", "tool_use": {"name": "Read", "input": {"file_path": "README.md"}}}
-    assert cut.cut == Cut(in_event=4, how="rst")
-    assert faulty.cut == Cut(after_event=3)
-    assert faulty.error_event == ErrorEvent(after_event=5)
-    assert faulty.stall == Stall(after_event=2, seconds=30)
-    assert faulty.drip == Drip(chunk=8, delay=0.1)
-    assert faulty.insert == (Insert(0, {"type": "ping"}),)
+    assert cut.faults == (Cut(in_event=4, how="rst"),)
+    assert faulty.faults == (  # in pipeline order
+        Insert((InsertedEvent(0, {"type": "ping"}),)),
+        ErrorEvent(after_event=5),
+        Stall(after_event=2, seconds=30),
+        Cut(after_event=3),
+        Drip(chunk=8, delay=0.1),
+    )
+    assert faulty.fault(Stall) == Stall(after_event=2, seconds=30)
     assert raw.events == [{"type": "message_start"}]
     assert first.expect == {"requests": 6, "sleeps": [2.0, [0.5, 2.5]], "end": "end_turn"}
     assert type(first.expect) is dict and type(first.expect["sleeps"]) is list

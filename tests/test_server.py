@@ -26,7 +26,8 @@ from stream_reads import read_failure
 
 from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer, ServerError
-from harness.wire.replies import Cut, Drip, ErrorEvent, Reply, Stall
+from harness.wire.faults import Cut, Drip, ErrorEvent, Stall
+from harness.wire.replies import Reply
 from mini_agent.errors import to_model_error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +89,7 @@ def test_non_streaming_request_is_answered_with_json(serve):
 
 
 def test_slow_drip_parses_to_the_same_final_message(serve):
-    server, client = serve([ANSWER, Reply(message=ANSWER.message, drip=Drip(chunk=7, delay=0.05))])
+    server, client = serve([ANSWER, Reply(message=ANSWER.message, faults=(Drip(chunk=7, delay=0.05),))])
     plain = read_stream(client, [])
     dripped = read_stream(client, [])
     assert dripped.model_dump(exclude={"id"}) == plain.model_dump(exclude={"id"})
@@ -97,7 +98,7 @@ def test_slow_drip_parses_to_the_same_final_message(serve):
 
 def test_delays_are_real_time_scaled_by_time_scale(serve):
     # real-time: about 0.25 s of drip
-    server, client = serve([Reply(message={"text": "Slowly."}, drip=Drip(chunk=200, delay=1.0))], time_scale=0.05)
+    server, client = serve([Reply(message={"text": "Slowly."}, faults=(Drip(chunk=200, delay=1.0),))], time_scale=0.05)
     started = time.monotonic()
     assert read_stream(client, []).content[0].text == "Slowly."
     chunks = len(server.responder.requests[0].plan.chunks)
@@ -117,7 +118,7 @@ def test_delays_are_real_time_scaled_by_time_scale(serve):
     ],
 )
 def test_mid_stream_cut_raises_httpx2s_error_raw_or_as_the_sdks_cause(serve, flavour, how, raised, message):
-    server, client = serve([Reply(message=ANSWER.message, cut=Cut(after_event=3, how=how))])
+    server, client = serve([Reply(message=ANSWER.message, faults=(Cut(after_event=3, how=how),))])
     seen: list[str] = []
 
     def read_sync() -> None:
@@ -141,7 +142,7 @@ def test_mid_stream_cut_raises_httpx2s_error_raw_or_as_the_sdks_cause(serve, fla
 
 
 def test_rst_from_the_server_is_econnreset_on_this_machine(serve):
-    server, client = serve([Reply(message=ANSWER.message, cut=Cut(in_event=2, how="rst"))])
+    server, client = serve([Reply(message=ANSWER.message, faults=(Cut(in_event=2, how="rst"),))])
     with pytest.raises((httpx2.ReadError, anthropic.APIConnectionError)) as caught:
         read_stream(client, [])
     cause = read_failure(caught.value)
@@ -149,7 +150,7 @@ def test_rst_from_the_server_is_econnreset_on_this_machine(serve):
 
 
 def test_cut_in_a_non_streaming_body_is_a_wrapped_connection_error(serve):
-    server, client = serve([Reply(message=ANSWER.message, cut=Cut(after_bytes=40))])
+    server, client = serve([Reply(message=ANSWER.message, faults=(Cut(after_bytes=40),))])
     with pytest.raises(anthropic.APIConnectionError) as caught:
         client.messages.create(**PARAMS)
     assert isinstance(caught.value.__cause__, httpx2.RemoteProtocolError)
@@ -183,7 +184,7 @@ def test_silent_connection_times_out_as_api_timeout_error(serve, fault):
 
 def test_stall_mid_stream_with_a_short_client_timeout_raises_a_read_timeout(serve):
     # real-time: the server stalls 0.5 s, the client's read timeout (0.2 s) fires first
-    stall = Reply(message=ANSWER.message, stall=Stall(after_event=2, seconds=0.5))
+    stall = Reply(message=ANSWER.message, faults=(Stall(after_event=2, seconds=0.5),))
     server, client = serve([stall], time_scale=1.0, timeout=0.2)
     seen: list[str] = []
     with pytest.raises((httpx2.ReadTimeout, anthropic.APITimeoutError)) as caught:
@@ -196,7 +197,7 @@ def test_stall_mid_stream_with_a_short_client_timeout_raises_a_read_timeout(serv
 
 
 def test_error_event_in_a_200_stream_is_api_status_error_200(serve):
-    server, client = serve([Reply(message=ANSWER.message, error_event=ErrorEvent(after_event=2))])
+    server, client = serve([Reply(message=ANSWER.message, faults=(ErrorEvent(after_event=2),))])
     with pytest.raises(anthropic.APIStatusError) as caught:
         read_stream(client, [])
     assert caught.value.status_code == 200
@@ -236,7 +237,7 @@ def test_request_beyond_the_queue_is_a_500_that_says_so(serve):
 
 
 def test_reply_that_cannot_be_served_is_a_500_and_the_log_says_why(serve):
-    server, client = serve([Reply(message={"text": "plain ASCII"}, cut=Cut(in_char=1))])
+    server, client = serve([Reply(message={"text": "plain ASCII"}, faults=(Cut(in_char=1),))])
     with pytest.raises(anthropic.InternalServerError) as caught:
         read_stream(client, [])
     assert caught.value.response.headers["x-should-retry"] == "false"
@@ -338,7 +339,7 @@ def test_clients_are_served_concurrently():
     # real-time: session "slow" drips for 0.3 s while session "quick" is answered
     def responder_for(session: str) -> Responder:
         drip = Drip(chunk=100_000, delay=0.3) if session == "slow" else None
-        return Responder([Reply(message={"text": f"{session} answer"}, drip=drip)])
+        return Responder([Reply(message={"text": f"{session} answer"}, faults=(drip,) if drip else ())])
 
     finished: dict[str, float] = {}
 

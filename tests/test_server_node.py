@@ -20,7 +20,8 @@ import pytest
 
 from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
-from harness.wire.replies import Cut, Reply
+from harness.wire.faults import Cut
+from harness.wire.replies import Reply
 
 NODE_SDK_VERSION = "1.16.0"  # `npm view @anthropic-ai/sdk version`
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "node-sdk"
@@ -134,7 +135,7 @@ def test_node_sdk_retries_overloaded_then_gets_the_answer(node, mode):
 
 @pytest.mark.parametrize("how", ["fin", "rst"])
 def test_node_sdk_reports_a_mid_stream_cut_as_terminated_without_retry(node, how):
-    result, entries = node([Reply(message=ANSWER.message, cut=Cut(after_event=3, how=how)), ANSWER], max_retries=2)
+    result, entries = node([Reply(message=ANSWER.message, faults=(Cut(after_event=3, how=how),)), ANSWER], max_retries=2)
     assert (result["ok"], result["name"], result["message"]) == (False, "AnthropicError", "terminated")
     assert len(entries) == 1
 

@@ -14,8 +14,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.strategies.replies import replies
-from harness.wire.plan import BAD_DATA_FRAME, plan_reply
-from harness.wire.replies import ErrorEvent, Insert, Reply
+from harness.wire.faults import (
+    BadData,
+    Duplicate,
+    EndEarly,
+    ErrorEvent,
+    Insert,
+    Pings,
+    Swap,
+)
+from harness.wire.faults.bad_data import BAD_DATA, BAD_DATA_FRAME
+from harness.wire.faults.base import ByteFault, PositionError
+from harness.wire.faults.insert import InsertedEvent
+from harness.wire.planner import plan_reply, stream_events
+from harness.wire.replies import Reply
 from harness.wire.sse import (
     encode_event,
     encode_events,
@@ -26,7 +38,6 @@ from harness.wire.sse import (
     ping_event,
 )
 from harness.wire.sse_parse import SSEFrame, decode_events, final_message, parse_frames
-from harness.wire.stream_faults import BAD_DATA, PositionError, stream_events
 
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -445,17 +456,18 @@ def test_frames_rendered_with_their_events_are_the_encoders_bytes(reply, pings, 
     count = len(message_events(message, message_id="msg_1"))
     fault = data.draw(st.sampled_from(["duplicate", "swap", "end_early", "error_event", "bad_data", "insert", None]))
     position = data.draw(st.integers(1, max(1, count - 1)))
-    reply = Reply(message=message, pings=pings, **{
-        None: {}, "duplicate": {"duplicate": position}, "swap": {"swap": position}, "end_early": {"end_early": position},
-        "error_event": {"error_event": ErrorEvent(position, "overloaded_error")}, "bad_data": {"bad_data": position},
-        "insert": {"insert": (Insert(position, {"type": "content_block_stop", "index": 0}),)},
-    }[fault])
-    rendered: dict = {id(BAD_DATA): (BAD_DATA, b"bad")}
+    chosen = {
+        None: (), "duplicate": (Duplicate(position),), "swap": (Swap(position),), "end_early": (EndEarly(position),),
+        "error_event": (ErrorEvent(position, "overloaded_error"),), "bad_data": (BadData(position),),
+        "insert": (Insert((InsertedEvent(position, {"type": "content_block_stop", "index": 0}),)),),
+    }[fault]
+    reply = Reply(message=message, faults=((Pings(pings),) if pings else ()) + chosen)
+    rendered: dict = {}
     try:
         events = stream_events(reply, message_id="msg_1", model="m", rendered=rendered)
     except PositionError:
         return
-    assert encode_rendered(events, rendered) == [b"bad" if e is BAD_DATA else encode_event(e) for e in events]
+    assert encode_rendered(events, rendered) == [BAD_DATA_FRAME if e is BAD_DATA else encode_event(e) for e in events]
 
 
 @given(replies())
@@ -468,7 +480,7 @@ def test_a_stream_nothing_times_or_breaks_goes_out_as_one_write_of_the_encoders_
         return
     if plan.connection is not None or reply.error is not None:
         return
-    if reply.stall is None and reply.interrupt is None and reply.cut is None and reply.drip is None:
+    if not any(isinstance(fault, ByteFault) for fault in reply.faults):
         assert len(plan.chunks) == 1
         events = stream_events(reply, message_id="msg_1", model="m")
         assert plan.body == b"".join(BAD_DATA_FRAME if e is BAD_DATA else encode_event(e) for e in events)

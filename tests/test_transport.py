@@ -6,7 +6,8 @@ import httpx2
 
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.transport import ScenarioTransport
-from harness.wire.replies import Cut, Drip, Reply
+from harness.wire.faults import Cut, Drip
+from harness.wire.replies import Reply
 
 REQUEST = b'{"model": "m", "max_tokens": 10, "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
 
@@ -29,7 +30,7 @@ def test_a_whole_stream_with_no_delays_arrives_in_one_read():
 
 
 def test_a_whole_clean_reply_comes_already_read_and_a_broken_one_streams():
-    whole = ScenarioTransport([Reply(message={"text": "all there"}), Reply(message={"text": "cut"}, cut=Cut(after_event=2))])
+    whole = ScenarioTransport([Reply(message={"text": "all there"}), Reply(message={"text": "cut"}, faults=(Cut(after_event=2),))])
     request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages", content=REQUEST)
     read = whole.handle_request(request)
     assert read.is_stream_consumed and read.content == whole.requests[0].plan.body
@@ -39,18 +40,18 @@ def test_a_whole_clean_reply_comes_already_read_and_a_broken_one_streams():
 
 
 def test_a_drip_keeps_its_chunks_even_without_delay():
-    received, transport = chunks_of(Reply(message={"text": "hello"}, drip=Drip(chunk=16, delay=0)))
+    received, transport = chunks_of(Reply(message={"text": "hello"}, faults=(Drip(chunk=16, delay=0),)))
     assert len(received) > 1 and all(len(c) == 16 for c in received[:-1])
     assert transport.clock.now() == 0
 
 
 def test_a_drip_lets_virtual_time_pass_per_chunk():
-    received, transport = chunks_of(Reply(message={"text": "hello"}, drip=Drip(chunk=64, delay=0.5)))
+    received, transport = chunks_of(Reply(message={"text": "hello"}, faults=(Drip(chunk=64, delay=0.5),)))
     assert transport.clock.now() == 0.5 * len(received)
 
 
 def test_a_cut_inside_an_event_keeps_the_split_frame():
-    received, _ = chunks_of(Reply(message={"text": "hello world"}, cut=Cut(in_event=3)))
+    received, _ = chunks_of(Reply(message={"text": "hello world"}, faults=(Cut(in_event=3),)))
     body = b"".join(received)
     assert not body.endswith(b"\n\n")
 

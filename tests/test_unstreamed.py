@@ -16,7 +16,16 @@ from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.scenario.format.forms import stream_only_notes
 from harness.scenario.format.loader import load_scenario
 from harness.serve.server import FaultServer
-from harness.wire.replies import Cut, ErrorEvent, Reply, Stall
+from harness.wire.faults import (
+    BadData,
+    Cut,
+    Duplicate,
+    EndEarly,
+    ErrorEvent,
+    Pings,
+    Stall,
+)
+from harness.wire.replies import Reply
 
 PARAMS = {"model": "claude-opus-5-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Read it"}]}
 MESSAGE = {"text": "Reading it.", "tool_use": {"name": "Read", "input": {"file_path": "README.md"}}}
@@ -39,14 +48,14 @@ def ask(*replies: Reply):
      ("rate_limit_error", anthropic.RateLimitError, 429), ("api_error", anthropic.InternalServerError, 500)],
 )
 def test_an_error_event_becomes_the_same_error_as_an_http_status(error_type, raised, status) -> None:
-    result, responder = ask(Reply(message=MESSAGE, error_event=ErrorEvent(3, error_type, "Nope")))
+    result, responder = ask(Reply(message=MESSAGE, faults=(ErrorEvent(3, error_type, "Nope"),)))
     assert isinstance(result, raised) and result.status_code == status
     assert result.body["error"] == {"type": error_type, "message": "Nope"}
     assert responder.requests[0].plan.form == f"HTTP {status} {error_type}, for the event: error after event 3"
     assert responder.problems == []
 
 
-@pytest.mark.parametrize("reply", [Reply(message=MESSAGE, end_early=6), Reply(message=MESSAGE, cut=Cut(after_event=6))])
+@pytest.mark.parametrize("reply", [Reply(message=MESSAGE, faults=(EndEarly(6),)), Reply(message=MESSAGE, faults=(Cut(after_event=6),))])
 def test_an_early_end_or_a_cut_becomes_the_json_body_cut_and_the_connection_closed(reply) -> None:
     result, responder = ask(reply)
     assert isinstance(result, anthropic.APIConnectionError)
@@ -57,24 +66,24 @@ def test_an_early_end_or_a_cut_becomes_the_json_body_cut_and_the_connection_clos
 
 
 def test_a_cut_by_reset_resets_the_json_body_too() -> None:
-    result, responder = ask(Reply(message=MESSAGE, cut=Cut(in_event=3, how="rst")))
+    result, responder = ask(Reply(message=MESSAGE, faults=(Cut(in_event=3, how="rst"),)))
     assert isinstance(result, anthropic.APIConnectionError) and isinstance(result.__cause__, httpx2.ReadError)
     assert responder.requests[0].plan.ending == "rst"
 
 
 def test_a_stall_is_the_headers_then_silence() -> None:
-    result, responder = ask(Reply(message=MESSAGE, stall=Stall(5, 30.0)))
+    result, responder = ask(Reply(message=MESSAGE, faults=(Stall(5, 30.0),)))
     assert isinstance(result, anthropic.APITimeoutError)
     assert responder.requests[0].plan.form == "the headers, then silence" and responder.clock.now() == 30.0
 
 
 def test_event_level_faults_leave_the_message_whole() -> None:
-    message, responder = ask(Reply(message=MESSAGE, pings=3, duplicate=3))
+    message, responder = ask(Reply(message=MESSAGE, faults=(Pings(3), Duplicate(3))))
     assert message.stop_reason == "tool_use" and message.content[1].input == {"file_path": "README.md"}
     assert responder.requests[0].plan.form == "the message whole: event-level faults have no JSON form"
 
 
-@pytest.mark.parametrize("reply", [Reply(message=MESSAGE, bad_data=3), Reply(message=BROKEN_JSON)])
+@pytest.mark.parametrize("reply", [Reply(message=MESSAGE, faults=(BadData(3),)), Reply(message=BROKEN_JSON)])
 def test_a_fault_no_json_body_can_carry_makes_the_scenario_not_applicable_to_that_client(reply) -> None:
     """The client did nothing wrong by asking without ``stream``: no problem, the scenario
     says nothing about it (``unstreamed:`` chooses what such a request gets instead)."""
@@ -111,7 +120,7 @@ def test_lint_names_each_reply_without_a_non_streaming_form(tmp_path) -> None:
 
 
 def test_on_a_socket_the_forms_reach_the_sdk_the_same_way() -> None:
-    replies = [Reply(message=MESSAGE, error_event=ErrorEvent(3)), Reply(message=MESSAGE, end_early=6), Reply(message=MESSAGE)]
+    replies = [Reply(message=MESSAGE, faults=(ErrorEvent(3),)), Reply(message=MESSAGE, faults=(EndEarly(6),)), Reply(message=MESSAGE)]
     lines: list[str] = []
     with FaultServer(Responder(replies), time_scale=0, log=lines.append) as server:
         with anthropic.Anthropic(base_url=server.url, api_key="test", max_retries=0) as client:

@@ -6,36 +6,32 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from harness.wire.faults.base import IN_STREAM, NON_STREAMING, WHOLE_STREAM, fault_kinds
 from harness.wire.replies import CONNECTION_FAULTS
 
-IN_STREAM = ("before any block", "mid thinking", "mid text", "mid tool input", "after a text block", "after a tool block",
-             "after the message")
-COLUMNS = ("before headers", "HTTP status", *IN_STREAM, "whole stream", "between requests", "while a tool runs",
-           "non-streaming")
-STREAM_OR_BODY = (*IN_STREAM, "non-streaming")
+COLUMNS = ("before headers", "HTTP status", *IN_STREAM, WHOLE_STREAM, "between requests", "while a tool runs",
+           NON_STREAMING)
 AGENT_SIDE = ("mid thinking", "mid text", "between requests", "while a tool runs", "after the message")
-ROWS: tuple[tuple[str, tuple[str, ...]], ...] = (  # a fault kind and the places it can hit
+Row = tuple[str, tuple[str, ...]]  # a fault kind and the places it can hit
+HTTP_ROWS: tuple[Row, ...] = (
     ("HTTP error, retryable", ("HTTP status",)),
     ("HTTP error, final", ("HTTP status",)),
     *((f"connection {name.replace('_', ' ')}", ("before headers",)) for name in CONNECTION_FAULTS),
-    ("cut by FIN", STREAM_OR_BODY),
-    ("cut by RST", STREAM_OR_BODY),
-    ("cut inside a UTF-8 character", STREAM_OR_BODY),
-    ("event: error", STREAM_OR_BODY),
-    ("clean end before message_stop", STREAM_OR_BODY),
-    ("data that is not JSON", STREAM_OR_BODY),
-    ("stall", IN_STREAM),
-    ("inserted event", IN_STREAM),
-    ("duplicated event", IN_STREAM),
-    ("swapped events", IN_STREAM),
-    ("pings", ("whole stream",)),
-    ("slow drip", ("whole stream",)),
-    ("raw tool-input JSON", ("mid tool input", "non-streaming")),
-    ("Ctrl+C while streaming", IN_STREAM),
+)
+TOOL_AND_USER_ROWS: tuple[Row, ...] = (
+    ("raw tool-input JSON", ("mid tool input", NON_STREAMING)),
     ("Ctrl+C at a turn event", AGENT_SIDE),
     ("Ctrl+C when a tool is called", ("while a tool runs",)),
     ("turn generator closed", AGENT_SIDE),
 )
+
+
+def matrix_rows() -> tuple[Row, ...]:
+    """The matrix's rows: HTTP and connection faults, each registered stream fault kind's
+    rows (``harness.wire.faults``), then raw tool-input JSON and the user's interrupts."""
+    return (*HTTP_ROWS, *(row for kind in fault_kinds() for row in kind.rows()), *TOOL_AND_USER_ROWS)
+
+
 def coverage_matrix(hits_by_scenario: Iterable[tuple[str, list[list[str]]]]) -> dict[str, Any]:
     """``{columns, rows: [{kind, cells: {place: [scenario names] | None}}], covered, possible}``:
     None where a kind cannot hit a place, [] where it can but no scenario did."""
@@ -46,7 +42,7 @@ def coverage_matrix(hits_by_scenario: Iterable[tuple[str, list[list[str]]]]) -> 
             if name not in names:
                 names.append(name)
     rows, covered, possible = [], 0, 0
-    for kind, places in ROWS:
+    for kind, places in matrix_rows():
         cells: dict[str, list[str] | None] = {}
         for column in COLUMNS:
             names = seen.get((kind, column))

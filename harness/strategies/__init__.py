@@ -17,6 +17,7 @@ additionalProperties, items)
 The API's side
     replies()                     a model's complete answer (text, thinking, tool calls, a stop reason)
     faults(message=…)             one failed attempt: an HTTP error, a broken connection or stream …
+    failure_kinds()               what faults() draws from (each stream fault kind whose role is failure)
     fault_schedules()             a turn's replies: faults before each answer, the outcome predicted
     interruption_points()         where the user presses Ctrl+C or closes the turn
     scenarios()                   whole ``Scenario`` objects: 1-2 small turns
@@ -31,9 +32,9 @@ ends), from the rules of DESIGN §3; ``scenarios()`` writes that into each turn'
 """
 
 from harness.strategies.faults import (
-    FAULT_KINDS,
     GIVE_UP_RETRY_AFTER,
     Effect,
+    failure_kinds,
     fault_effect,
     faults,
 )
@@ -89,12 +90,12 @@ __all__ = [
     "BIG_BUDGET",
     "CONTINUING_STOPS",
     "Effect",
-    "FAULT_KINDS",
     "FINAL_STOPS",
     "GIVE_UP_RETRY_AFTER",
     "INTERRUPTION_KINDS",
     "Interruption",
     "Schedule",
+    "failure_kinds",
     "fault_effect",
     "fault_schedules",
     "faults",

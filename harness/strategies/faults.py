@@ -6,7 +6,7 @@ from __future__ import annotations
 import email.utils
 import functools
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import event
 from hypothesis import strategies as st
@@ -18,14 +18,14 @@ from harness.oracle.retry import (
     requested_wait,
     status_is_retryable,
 )
-from harness.strategies.replies import event_count
-from harness.wire.api_errors import API_ERRORS, STREAM_ERROR_TYPES, api_error
+from harness.strategies.replies import plain_events
+from harness.wire.api_errors import API_ERRORS, api_error
 from harness.wire.clock import EPOCH_ORIGIN
-from harness.wire.replies import CONNECTION_FAULTS, Cut, ErrorEvent, Reply, Stall
-from harness.wire.sse import encode_events
-from harness.wire.stream_faults import stream_events
+from harness.wire.faults.base import Fault, fault_kinds, kind_for
+from harness.wire.faults.error_event import ErrorEvent
+from harness.wire.faults.stall import Stall
+from harness.wire.replies import CONNECTION_FAULTS, Reply
 
-FAULT_KINDS = ("http", "connection", "cut", "error_event", "end_early", "bad_data", "bad_tool_json", "stall")
 GIVE_UP_RETRY_AFTER = "10000000"  # seconds: over any budget a generated scenario sets
 READ_TIMEOUT = 600.0
 """The read timeout a generated scenario's agent runs with (the SDK's default)."""
@@ -59,10 +59,11 @@ def fault_effect(reply: Reply, *, timeout: float = READ_TIMEOUT) -> Effect:
     if reply.error is not None:
         retryable = status_is_retryable(api_error(reply.error).status, reply.headers)
         return Effect(retryable, 0.0, requested_wait(reply.headers, received_at=EPOCH_ORIGIN))
-    if reply.error_event is not None:
-        return Effect(error_type_is_transient(reply.error_event.type))
-    if reply.stall is not None:
-        return Effect(True, reply.stall.seconds)
+    error_event, stall = reply.fault(ErrorEvent), reply.fault(Stall)
+    if error_event is not None:
+        return Effect(error_type_is_transient(error_event.type))
+    if stall is not None:
+        return Effect(True, stall.seconds)
     return Effect(True)
 
 
@@ -113,22 +114,33 @@ def http_errors(draw: st.DrawFn, *, retryable: bool | None) -> Reply:
     return reply
 
 
+def failure_kinds() -> tuple[str, ...]:
+    """What ``faults()`` draws from: an HTTP error, a connection fault, each registered
+    fault kind whose role is ``failure`` (by its key), and tool-input JSON the SDK cannot parse."""
+    return ("http", "connection", *(kind.key for kind in fault_kinds() if kind.role == "failure"), "bad_tool_json")
+
+
+FINAL_KINDS = ("http", ErrorEvent.key)
+"""The kinds that can fail in a way a client must not retry (a status, an error type)."""
+
+
 @st.composite
 def faults(
     draw: st.DrawFn,
     *,
     message: Mapping[str, Any] | None = None,
-    kinds: Sequence[str] = FAULT_KINDS,
+    kinds: Sequence[str] | None = None,
     retryable: bool | None = None,
 ) -> Reply:
     """One failed attempt at ``message`` (the answer the model was giving), from the whole
-    vocabulary: an HTTP error by name or status (retry-after, x-should-retry, an HTML
-    body), a connection fault, a FIN/RST cut after or inside an event, after n bytes or
-    inside a UTF-8 character, ``event: error``, a clean end before ``message_stop``, a
-    ``data:`` line that is not JSON, tool-input JSON the SDK cannot parse, a stall.
-    ``retryable`` keeps only faults the agent must retry (True) or must not (False)."""
+    vocabulary (``failure_kinds()``, or ``kinds``): an HTTP error by name or status
+    (retry-after, x-should-retry, an HTML body), a connection fault, each stream fault
+    kind that fails an attempt (a cut, ``event: error``, a clean end before
+    ``message_stop``, a ``data:`` line that is not JSON, a stall …), tool-input JSON the
+    SDK cannot parse. ``retryable`` keeps only faults the agent must retry (True) or
+    must not (False)."""
     message = dict(message or {"text": "Working on it."})
-    kinds = [k for k in kinds if retryable is not False or k in ("http", "error_event")]
+    kinds = [k for k in kinds or failure_kinds() if retryable is not False or k in FINAL_KINDS]
     if not kinds:
         raise InvalidArgument("no fault kind left to draw from")
     kind = draw(st.sampled_from(kinds))
@@ -137,39 +149,20 @@ def faults(
         return draw(http_errors(retryable=retryable))
     if kind == "connection":
         return Reply(connection=draw(st.sampled_from(CONNECTION_FAULTS)))
-    if kind == "error_event":
-        types = [t for t in STREAM_ERROR_TYPES if retryable is None or error_type_is_transient(t) == retryable]
-        count = event_count(Reply(message=message))
-        return Reply(message=message, error_event=ErrorEvent(draw(st.integers(0, count)), draw(st.sampled_from(types))))
     if kind == "bad_tool_json":
         name = (message.get("tool_use") or [{"name": "Read"}])
         name = name[0]["name"] if isinstance(name, list) else name["name"]
         broken = {"name": name, "json": list(draw(st.sampled_from(_RAISING_TOOL_JSON)))}
         return Reply(message={k: v for k, v in message.items() if k not in ("tool_use", "stop_reason")} | {"tool_use": broken})
     reply = Reply(message=message)
-    count = event_count(reply)
-    if kind == "end_early":
-        return replace(reply, end_early=draw(st.integers(0, count - 1)))
-    if kind == "bad_data":
-        return replace(reply, bad_data=draw(st.integers(0, count)))
-    if kind == "stall":
-        return replace(reply, stall=Stall(draw(st.integers(0, count)), draw(st.sampled_from([0.5, 5.0, 30.0]))))
-    return replace(reply, cut=draw(_cuts(reply, count)))
+    strategy = kind_for(kind).strategy(plain_events(reply), keep=_keeping(message, retryable))  # type: ignore[union-attr]
+    if strategy is None:
+        raise InvalidArgument(f"no {kind} fault fits this message")
+    return replace(reply, faults=(draw(strategy),))
 
 
-@st.composite
-def _cuts(draw: st.DrawFn, reply: Reply, count: int) -> Cut:
-    how = draw(st.sampled_from(["fin", "rst"]))
-    body = encode_events(stream_events(reply, message_id="msg_harness_000000", model="claude"))
-    where = draw(st.sampled_from(["after_event", "in_event", "after_bytes", "in_char"]))
-    if where == "in_char":
-        frames = stream_events(reply, message_id="msg_harness_000000", model="claude")
-        wide = [k for k, e in enumerate(frames, 1) if any(b >= 0xC0 for b in encode_events([e]))]
-        if wide:
-            return Cut(in_char=draw(st.integers(1, wide[-1])), how=how)
-        where = "after_bytes"
-    if where == "after_event":
-        return Cut(after_event=draw(st.integers(0, count)), how=how)
-    if where == "in_event":
-        return Cut(in_event=draw(st.integers(1, count)), how=how)
-    return Cut(after_bytes=draw(st.integers(0, len(body))), how=how)
+def _keeping(message: dict[str, Any], retryable: bool | None) -> Callable[[Fault], bool] | None:
+    """For a kind whose values differ in it: keep those the agent must retry (or not)."""
+    if retryable is None:
+        return None
+    return lambda fault: fault_effect(Reply(message=message, faults=(fault,))).retryable == retryable

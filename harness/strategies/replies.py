@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from harness.strategies.tool_calls import ToolLike, tool_calls
-from harness.wire.replies import Drip, Insert, Reply
-from harness.wire.stream_faults import stream_events
+from harness.wire.faults.base import fault_kinds
+from harness.wire.planner import stream_events
+from harness.wire.replies import Reply
 
 FINAL_STOPS = ("end_turn", "end_turn", "end_turn", "stop_sequence", "refusal", "max_tokens", "model_context_window_exceeded")
 CONTINUING_STOPS = ("tool_use", "tool_use", "tool_use", "pause_turn", "max_tokens")
@@ -35,7 +36,7 @@ def replies(
     """A complete answer. ``final=True``: it ends the turn (end_turn, stop_sequence,
     refusal, max_tokens, context window); ``final=False``: the turn goes on (tool calls,
     pause_turn, max_tokens inside a tool call). Sometimes thinking comes first, and
-    pings, unknown events or a slow drip are sprinkled on the wire."""
+    wire noise (pings, unknown events, a slow drip) is sprinkled on."""
     continuing = draw(st.booleans()) if final is None else not final
     message: dict[str, Any] = {}
     stop = draw(st.sampled_from(CONTINUING_STOPS if continuing else FINAL_STOPS))
@@ -85,18 +86,21 @@ def _partial_parses(raw: str) -> bool:
 
 
 def _tolerated(draw: st.DrawFn, reply: Reply) -> Reply:
-    """Wire noise every client must tolerate: pings, an unknown event, a slow drip."""
-    events = event_count(reply)
-    noise = draw(st.integers(0, 7))
-    if noise == 1:
-        return replace(reply, pings=draw(st.integers(1, 3)))
-    if noise == 2 and events > 2:
-        unknown = {"type": "future_event", "detail": "added in a later API version"}
-        return replace(reply, insert=(Insert(draw(st.integers(1, events - 1)), unknown),))
-    if noise == 3:
-        return replace(reply, drip=Drip(draw(st.integers(7, 300)), draw(st.sampled_from([0.0, 0.001]))))
-    return reply
+    """Now and then (about three times in eight), one kind of wire noise every client
+    must tolerate (the fault kinds whose role is ``noise``: pings, an unknown event, a
+    slow drip)."""
+    events = plain_events(reply)
+    noise = [kind for kind in fault_kinds() if kind.role == "noise"]
+    pick = draw(st.integers(0, len(noise) + 4))
+    strategy = noise[pick - 1].strategy(events) if 1 <= pick <= len(noise) else None
+    return replace(reply, faults=(draw(strategy),)) if strategy is not None else reply
+
+
+def plain_events(reply: Reply) -> list[dict[str, Any]]:
+    """The events of ``reply``'s message without its faults, as a generated scenario serves them."""
+    return stream_events(replace(reply, faults=()), message_id="msg_harness_000000", model="claude")
 
 
 def event_count(reply: Reply) -> int:
-    return len(stream_events(replace(reply, pings=0, insert=()), message_id="msg_harness_000000", model="claude"))
+    """How many events ``reply``'s message has without its faults."""
+    return len(plain_events(reply))

@@ -19,6 +19,7 @@ from harness.strategies.faults import (
 )
 from harness.strategies.replies import END_REASONS, event_count, replies
 from harness.strategies.tool_calls import ToolLike
+from harness.wire.faults import interrupt
 from harness.wire.replies import Reply
 
 MAX_RETRIES = 5
@@ -76,7 +77,8 @@ class Schedule:
             return self
         if point.where == "stream":
             at = self.answers[point.answer % len(self.answers)]
-            hit = replace(self.replies[at], interrupt=min(point.at, event_count(self.replies[at])))
+            answer = self.replies[at]
+            hit = replace(answer, faults=(*answer.faults, interrupt.Interrupt(min(point.at, event_count(answer)))))
             return replace(self, replies=(*self.replies[:at], hit), requests=at + 1, end="interrupted",
                            answers=tuple(a for a in self.answers if a <= at))
         calls = [(i, name) for i in self.answers for name in _tools_run(self.replies[i])]

@@ -1,5 +1,5 @@
 """What the fake API answers to one request: a message, an error, or a broken connection,
-with faults applied to the stream.
+with faults applied to the stream (``harness.wire.faults``, one module a kind).
 
 Events and bytes are counted from 1 in every field: ``after_event: 3`` means three
 whole events reach the client first.
@@ -8,59 +8,20 @@ whole events reach the client first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, TypeVar
+
+from harness.wire.faults.base import Fault
 
 CONNECTION_FAULTS = ("refused", "connect_timeout", "read_timeout", "empty", "garbage")
-
-
-@dataclass(frozen=True)
-class Cut:
-    """The connection drops mid-body: by FIN (clean close) or RST (reset)."""
-
-    after_event: int | None = None
-    in_event: int | None = None
-    after_bytes: int | None = None
-    in_char: int | None = None  # inside the first multi-byte UTF-8 character from event k on
-    how: Literal["fin", "rst"] = "fin"
-
-
-@dataclass(frozen=True)
-class ErrorEvent:
-    """An ``event: error`` inside the 200 stream, after event k."""
-
-    after_event: int
-    type: str = "overloaded_error"
-    message: str = "Overloaded"
-
-
-@dataclass(frozen=True)
-class Stall:
-    """The server stops sending after event k; the client's read times out."""
-
-    after_event: int
-    seconds: float = 600.0
-
-
-@dataclass(frozen=True)
-class Drip:
-    """The body arrives in chunks of ``chunk`` bytes, ``delay`` seconds apart."""
-
-    chunk: int = 16
-    delay: float = 0.05
-
-
-@dataclass(frozen=True)
-class Insert:
-    """A raw event inserted after event k (0 = before the first)."""
-
-    after_event: int
-    event: dict[str, Any]
+F = TypeVar("F", bound=Fault)
 
 
 @dataclass(frozen=True)
 class Reply:
     """One answer to one request. Exactly one of ``message``, ``events``, ``error``,
-    ``connection`` says what it is; the stream faults apply to ``message``/``events``."""
+    ``connection`` says what it is; the stream faults apply to ``message``/``events``
+    (a cut also to an error's body). ``faults`` holds at most one fault of each kind and
+    is kept in pipeline order."""
 
     message: dict[str, Any] | None = None
     events: list[dict[str, Any]] | None = None
@@ -69,19 +30,23 @@ class Reply:
     message_text: str | None = None  # overrides the error's usual message
     body: str | None = None  # raw error body (an HTML 502 page)
     headers: dict[str, str] = field(default_factory=dict)
-    cut: Cut | None = None
-    error_event: ErrorEvent | None = None
-    end_early: int | None = None
-    bad_data: int | None = None
-    stall: Stall | None = None
-    drip: Drip | None = None
-    pings: int = 0
-    insert: tuple[Insert, ...] = ()
-    duplicate: int | None = None
-    swap: int | None = None
-    interrupt: int | None = None  # Ctrl+C while streaming, after event k
+    faults: tuple[Fault, ...] = ()
     line: int | None = None  # where the reply stands in its scenario file
     unstreamed: Reply | None = None  # served instead to a request that does not stream
+
+    def __post_init__(self) -> None:
+        if len(self.faults) > 1 or type(self.faults) is not tuple:
+            ordered = tuple(sorted(self.faults, key=lambda fault: fault.rank))
+            if len({type(fault) for fault in ordered}) < len(ordered):
+                raise ValueError(f"a reply has at most one fault of each kind: {', '.join(f.key for f in ordered)}")
+            object.__setattr__(self, "faults", ordered)
+
+    def fault(self, kind: type[F]) -> F | None:
+        """This reply's fault of ``kind`` (``reply.fault(Cut)``), or None."""
+        for fault in self.faults:
+            if type(fault) is kind:
+                return fault  # type: ignore[return-value]
+        return None
 
     @property
     def kind(self) -> str:
@@ -111,39 +76,7 @@ class Reply:
 
     def fault_labels(self) -> list[str]:
         """The stream faults of this reply, in words."""
-        labels = []
-        if self.cut:
-            where = next(
-                f"{k.replace('_', ' ')} {v}"
-                for k, v in (
-                    ("after_event", self.cut.after_event),
-                    ("in_event", self.cut.in_event),
-                    ("after_bytes", self.cut.after_bytes),
-                    ("in_char", self.cut.in_char),
-                )
-                if v is not None
-            )
-            labels.append(f"cut {where} ({self.cut.how.upper()})")
-        if self.error_event:
-            labels.append(f"event: error {self.error_event.type} after event {self.error_event.after_event}")
-        if self.end_early is not None:
-            labels.append(f"clean end after event {self.end_early}")
-        if self.bad_data is not None:
-            labels.append(f"non-JSON data after event {self.bad_data}")
-        if self.stall:
-            labels.append(f"stall {self.stall.seconds:g}s after event {self.stall.after_event}")
-        if self.drip:
-            labels.append(f"drip {self.drip.chunk}B/{self.drip.delay:g}s")
-        if self.pings:
-            labels.append(f"{self.pings} pings")
-        if self.insert:
-            labels.append(f"{len(self.insert)} inserted events")
-        if self.duplicate is not None:
-            labels.append(f"event {self.duplicate} twice")
-        if self.swap is not None:
-            labels.append(f"events {self.swap} and {self.swap + 1} swapped")
-        if self.interrupt is not None:
-            labels.append(f"Ctrl+C after event {self.interrupt}")
+        labels = [label for fault in self.faults if (label := fault.label()) is not None]
         if self.unstreamed is not None:
             labels.append(f"unstreamed: {self.unstreamed.describe()}")
         return labels

@@ -14,7 +14,8 @@ from harness.scenario.format.model import Interrupt, Scenario, Turn
 from harness.scenario.run.found import run_and_record
 from harness.scenario.run.runner import run_scenario
 from harness.strategies import scenarios
-from harness.wire.replies import ErrorEvent, Reply
+from harness.wire.faults import EndEarly, ErrorEvent
+from harness.wire.replies import Reply
 
 from .agent import AGENT, AGENT_EVENTS
 from .budget import examples
@@ -34,12 +35,12 @@ PAUSE_TURN_WITH_TRAILING_SPACE = found(
     requests=2,
 )
 END_AFTER_MESSAGE_DELTA = found(
-    "the stream ends after message_delta", Reply(message={"text": "Hi"}, end_early=5), Reply(message={"text": "Hi"}), requests=2
+    "the stream ends after message_delta", Reply(message={"text": "Hi"}, faults=(EndEarly(5),)), Reply(message={"text": "Hi"}), requests=2
 )
 A_400_IS_FINAL = found("a 400 is never sent again", Reply(error="invalid_request"), requests=1, end="error")
 A_400_IN_THE_STREAM_IS_FINAL = found(
     "an invalid_request_error inside the stream is final",
-    Reply(message={"text": "Hello"}, error_event=ErrorEvent(3, "invalid_request_error", "bad")), requests=1, end="error",
+    Reply(message={"text": "Hello"}, faults=(ErrorEvent(3, "invalid_request_error", "bad"),)), requests=1, end="error",
 )
 CTRL_C_AT_THE_ERROR_NOTICE = found("Ctrl+C at the error notice", Reply(error="authentication"), interrupt=Interrupt(at_event=1))
 

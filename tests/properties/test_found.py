@@ -37,15 +37,11 @@ from harness.strategies import (
     user_lines,
     workspaces,
 )
-from harness.wire.replies import (
-    CONNECTION_FAULTS,
-    Cut,
-    Drip,
-    ErrorEvent,
-    Insert,
-    Reply,
-    Stall,
-)
+from harness.wire.faults import Cut, Drip, ErrorEvent, Insert, Pings, Stall
+from harness.wire.faults.base import fault_kinds
+from harness.wire.faults.insert import InsertedEvent
+from harness.wire.planner import stream_events
+from harness.wire.replies import CONNECTION_FAULTS, Reply
 from mini_agent.loop import Agent
 
 from .budget import examples
@@ -83,22 +79,24 @@ messages = st.fixed_dictionaries(
         "usage": st.dictionaries(st.sampled_from(["input_tokens", "output_tokens"]), st.integers(0, 10**6)),
     },
 )
+# Each fault kind with values a generated scenario would not use; any other kind (one
+# registered later) with the values of its own strategy.
+WIDE_FAULTS = {
+    Cut: cuts,
+    ErrorEvent: st.builds(ErrorEvent, SMALL) | st.builds(ErrorEvent, SMALL, st.sampled_from(["api_error", "invalid_request_error"]), TEXT),
+    Stall: st.builds(Stall, SMALL) | st.builds(Stall, SMALL, st.floats(0, 1000)),
+    Drip: st.builds(Drip, st.integers(1, 100), st.floats(0, 1)),
+    Pings: st.integers(1, 12).map(Pings),
+    Insert: st.lists(
+        st.builds(InsertedEvent, SMALL, st.fixed_dictionaries({"type": st.just("future_event"), "x": json_values()})), min_size=1, max_size=2
+    ).map(lambda items: Insert(tuple(items))),
+}
+SOME_EVENTS = stream_events(Reply(message={"text": "Hello, wörld", "tool_use": {"name": "Read"}}), message_id="msg_1", model="m")
+any_faults = st.tuples(*(st.none() | WIDE_FAULTS.get(kind, kind.strategy(SOME_EVENTS)) for kind in fault_kinds())).map(
+    lambda drawn: tuple(fault for fault in drawn if fault is not None)
+)
 any_replies = st.one_of(
-    st.builds(
-        Reply,
-        message=messages,
-        cut=st.none() | cuts,
-        error_event=st.none() | st.builds(ErrorEvent, SMALL) | st.builds(ErrorEvent, SMALL, st.sampled_from(["api_error", "invalid_request_error"]), TEXT),
-        end_early=st.none() | SMALL,
-        bad_data=st.none() | SMALL,
-        stall=st.none() | st.builds(Stall, SMALL) | st.builds(Stall, SMALL, st.floats(0, 1000)),
-        drip=st.none() | st.builds(Drip, st.integers(1, 100), st.floats(0, 1)),
-        pings=SMALL,
-        insert=st.lists(st.builds(Insert, SMALL, st.fixed_dictionaries({"type": st.just("future_event"), "x": json_values()})), max_size=2).map(tuple),
-        duplicate=st.none() | EVENT,
-        swap=st.none() | EVENT,
-        interrupt=st.none() | SMALL,
-    ),
+    st.builds(Reply, message=messages, faults=any_faults),
     st.builds(
         Reply,
         error=st.sampled_from(["overloaded", "rate_limit"]) | st.integers(400, 599),
@@ -138,7 +136,7 @@ def test_every_field_of_the_format_survives_the_yaml_round_trip(scenario: Scenar
 def test_the_yaml_reads_like_a_hand_written_scenario() -> None:
     scenario = Scenario(
         "demo", "Two faults.", Path("demo.yaml"),
-        (Turn("Hi", (Reply(error="overloaded", headers={"retry-after": "2"}), Reply(message={"text": "Hello"}, cut=Cut(after_event=3)),
+        (Turn("Hi", (Reply(error="overloaded", headers={"retry-after": "2"}), Reply(message={"text": "Hello"}, faults=(Cut(after_event=3),)),
                      Reply(message={"text": "Hello"})), expect={"requests": 3}),),
         settings={"max_retries": 2},
     )

@@ -24,7 +24,8 @@ from harness.scenario.format.model import DEFAULT_MODEL
 from harness.scenario.format.problem import Kind, Problem
 from harness.wire import json_body
 from harness.wire.clock import EPOCH_ORIGIN, VirtualClock
-from harness.wire.plan import NoJsonForm, WirePlan, harness_error_plan, plan_reply
+from harness.wire.plan import NoJsonForm, WirePlan, harness_error_plan
+from harness.wire.planner import plan_reply
 from harness.wire.replies import Reply
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "anthropic-organization-id"})

@@ -12,6 +12,8 @@ import jiter
 
 from harness.oracle.retry import error_type_is_transient, status_is_retryable
 from harness.scenario.fake_api.exchange import Exchange
+from harness.wire.faults.bad_data import BadData
+from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.sse import encode_event
 from harness.wire.sse_parse import final_message
 
@@ -23,7 +25,7 @@ def failed(request: Exchange) -> bool:
         return True
     if plan.connection or plan.status != 200 or plan.ending != "complete":
         return True
-    if reply.error_event is not None or reply.end_early is not None or reply.bad_data is not None:
+    if any(fault.breaks_message for fault in reply.faults):
         return True
     return tool_json_breaks(plan.events)
 
@@ -40,9 +42,8 @@ def fatal(request: Exchange) -> bool:
         return True
     if reply.error is not None and plan.connection is None:
         return not status_is_retryable(plan.status, plan.headers)
-    if reply.error_event is not None:
-        return not error_type_is_transient(reply.error_event.type)
-    return False
+    error_event = reply.fault(ErrorEvent)
+    return error_event is not None and not error_type_is_transient(error_event.type)
 
 
 def rejected_as_invalid(request: Exchange) -> bool:
@@ -54,8 +55,9 @@ def rejected_as_invalid(request: Exchange) -> bool:
         return True
     if reply is None or plan is None or plan.connection is not None:
         return False
-    if reply.error_event is not None:
-        return reply.error_event.type == "invalid_request_error"
+    error_event = reply.fault(ErrorEvent)
+    if error_event is not None:
+        return error_event.type == "invalid_request_error"
     return reply.error is not None and plan.status == 400
 
 
@@ -142,8 +144,9 @@ def _delivered_events(request: Exchange) -> list[dict]:
     if plan is None:
         return []
     delivered = [e for e, end in zip(plan.events, _event_ends(plan)) if end <= len(plan.body)]
-    if request.reply is not None and request.reply.bad_data is not None:  # the SDK raises at the bad frame
-        delivered = delivered[: request.reply.bad_data]
+    bad_data = request.reply.fault(BadData) if request.reply is not None else None
+    if bad_data is not None:  # the SDK raises at the bad frame
+        delivered = delivered[: bad_data.after_event]
     return delivered
 
 

@@ -8,7 +8,7 @@ scenario equal to ``s`` but for where things stand in the file
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +16,7 @@ import yaml
 
 from harness.scenario.format.model import Scenario, Turn
 from harness.wire.files import write_atomically
-from harness.wire.replies import Cut, ErrorEvent, Reply, Stall
-
-_DEFAULT_ERROR_EVENT = ErrorEvent(0)
-_DEFAULT_STALL = Stall(0)
+from harness.wire.replies import Reply
 
 
 class _Dumper(yaml.SafeDumper):
@@ -108,35 +105,9 @@ def reply_mapping(reply: Reply) -> dict[str, Any]:
         data["content"] = []
     if reply.headers:
         data["headers"] = dict(reply.headers)
-    if reply.cut is not None:
-        data["cut"] = _cut(reply.cut)
-    if reply.error_event is not None:
-        event = reply.error_event
-        same_kind = (event.type, event.message) == (_DEFAULT_ERROR_EVENT.type, _DEFAULT_ERROR_EVENT.message)
-        data["error_event"] = event.after_event if same_kind else _fields(event)
-    for name in ("end_early", "bad_data", "duplicate", "swap", "interrupt"):
-        if getattr(reply, name) is not None:
-            data[name] = getattr(reply, name)
-    if reply.stall is not None:
-        data["stall"] = reply.stall.after_event if reply.stall.seconds == _DEFAULT_STALL.seconds else _fields(reply.stall)
-    if reply.drip is not None:
-        data["drip"] = _fields(reply.drip)
-    if reply.pings:
-        data["pings"] = reply.pings
-    if reply.insert:
-        data["insert"] = [{"after_event": i.after_event, "event": i.event} for i in reply.insert]
+    for fault in reply.faults:
+        data[fault.key] = fault.to_yaml()
     return data
-
-
-def _cut(cut: Cut) -> int | dict[str, Any]:
-    where = {k: v for k, v in _fields(cut).items() if k != "how" and v is not None}
-    if cut.how == "fin" and list(where) == ["after_event"]:
-        return cut.after_event  # type: ignore[return-value]
-    return where | ({"how": cut.how} if cut.how != "fin" else {})
-
-
-def _fields(value: Any) -> dict[str, Any]:
-    return {f.name: getattr(value, f.name) for f in fields(value)}
 
 
 def without_positions(scenario: Scenario) -> Scenario:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.positions import ServedReply, serve, without_fault
 from harness.wire.errors import HarnessError
+from harness.wire.faults.drip import Drip
 
 
 class ListingError(HarnessError, ValueError):
@@ -66,7 +67,7 @@ def _ending(served: ServedReply) -> str:
     assert plan is not None
     whole = sum(1 for f in frames if f.end <= sent)
     of = f"{len(frames)} events, {served.size} bytes"
-    drip = served.reply.drip
+    drip = served.reply.fault(Drip)
     dripping = f"; sent in {drip.chunk}-byte chunks {drip.delay:g}s apart" if drip else ""
     if plan.ending == "complete":
         return f"  ■ the stream is complete: {of}{dripping}"

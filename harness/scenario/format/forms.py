@@ -1,5 +1,5 @@
 """What a scenario serves to a request that does not stream: each stream fault has a
-non-streaming form (``harness.wire.plan``), but for two there is none a JSON body can
+non-streaming form (``harness.wire.planner``), but for two there is none a JSON body can
 carry — a ``data:`` frame that is not JSON (``bad_data``) and tool input JSON that does
 not parse. ``harness lint`` says so for every such reply without ``unstreamed:``, so the
 scenario can choose what those requests get."""
@@ -7,7 +7,8 @@ scenario can choose what those requests get."""
 from __future__ import annotations
 
 from harness.scenario.format.model import Scenario
-from harness.wire.plan import NoJsonForm, plan_reply
+from harness.wire.plan import NoJsonForm
+from harness.wire.planner import plan_reply
 
 
 def stream_only_notes(scenario: Scenario) -> list[str]:

@@ -25,9 +25,10 @@ from harness.scenario.format.overlay import recorded_replies
 from harness.scenario.format.positions import scenario_position_problems
 from harness.scenario.format.problem import Problem
 from harness.scenario.format.sandbox import path_problems
-from harness.scenario.format.schema import MESSAGE_FIELDS, SCENARIO
+from harness.scenario.format.schema import MESSAGE_FIELDS, scenario_spec
 from harness.scenario.format.yaml_positions import YamlError, load_located
-from harness.wire.replies import Cut, Drip, ErrorEvent, Insert, Reply, Stall
+from harness.wire.faults.base import Fault, fault_kinds
+from harness.wire.replies import Reply
 
 
 def load_scenario(path: str | Path, *, positions: bool = True) -> Scenario:
@@ -39,7 +40,7 @@ def load_scenario(path: str | Path, *, positions: bool = True) -> Scenario:
         document = load_located(path)
     except YamlError as error:
         raise ScenarioError([error.problem]) from None
-    problems = SCENARIO.check(document, (1, 1), "")
+    problems = scenario_spec().check(document, (1, 1), "")
     if not problems:
         problems = path_problems(path, document)
     base: dict[int, Reply] = {}
@@ -104,20 +105,16 @@ def reply_from(data: dict[str, Any], line: int | None = None, recorded: Reply | 
         connection=data.get("connection"),
         message_text=data.get("message"),
         headers=base.headers | {str(k).lower(): str(v) for k, v in data.get("headers", {}).items()},
-        cut=_event_or(Cut, "after_event", data.get("cut")),
-        error_event=_event_or(ErrorEvent, "after_event", data.get("error_event")),
-        end_early=data.get("end_early"),
-        bad_data=data.get("bad_data"),
-        stall=_event_or(Stall, "after_event", data.get("stall")),
-        drip=Drip(**data["drip"]) if "drip" in data else None,
-        pings=data.get("pings", 0),
-        insert=tuple(Insert(i["after_event"], _plain(i["event"])) for i in data.get("insert", [])),
-        duplicate=data.get("duplicate"),
-        swap=data.get("swap"),
-        interrupt=data.get("interrupt"),
+        faults=_faults(data),
         line=line,
         unstreamed=reply_from(data["unstreamed"], line) if "unstreamed" in data else None,
     )
+
+
+def _faults(data: dict[str, Any]) -> tuple[Fault, ...]:
+    """The faults a reply mapping names, each read by its kind."""
+    read = (kind.from_yaml(_plain(data[kind.key])) for kind in fault_kinds() if kind.key in data)
+    return tuple(fault for fault in read if fault is not None)
 
 
 def key_lines(expect: Any, prefix: str = "") -> dict[str, int]:
@@ -128,12 +125,6 @@ def key_lines(expect: Any, prefix: str = "") -> dict[str, int]:
         if isinstance(expect[key], dict):
             lines |= key_lines(expect[key], f"{prefix}{key}.")
     return lines
-
-
-def _event_or(cls: type, key: str, value: Any) -> Any:
-    if value is None:
-        return None
-    return cls(**{key: value}) if isinstance(value, int) else cls(**dict(value))
 
 
 def _pos(items: Any, index: int) -> int:

@@ -4,7 +4,7 @@ fault names is one the reply has (``cut.after_event: 99`` on a six-event reply i
 mistake at its ``file:line:col``, with the valid range).
 
 Both render the reply with the functions the fake API serves it with
-(``harness.wire.plan.plan_reply`` and its ``stream_frames``), as the first request of a
+(``harness.wire.planner.plan_reply`` and its ``stream_frames``), as the first request of a
 run with the scenario's model would get it. Event numbers are the same for every agent;
 byte offsets move with the model name an agent sends and with tool names an agent's
 ``tool_map`` renames.
@@ -18,9 +18,10 @@ from typing import Any, Mapping
 
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.problem import Problem
-from harness.wire.plan import WirePlan, plan_reply, stream_frames
+from harness.wire.faults.base import PositionError, kind_for
+from harness.wire.plan import WirePlan
+from harness.wire.planner import plan_reply, stream_frames
 from harness.wire.replies import Reply
-from harness.wire.stream_faults import PositionError, within
 
 STREAM_KINDS = ("message", "events")
 
@@ -84,11 +85,11 @@ def position_problems(reply: Reply, located: Mapping[str, Any], *, model: str = 
     for _ in range(16):  # each round drops the fault it found, to find the next
         served = serve(reply, model=model)
         if served.problem is None:
-            cut = reply.cut
-            try:
-                within("cut.after_bytes", cut and cut.after_bytes, served.size, unit="byte")
-            except PositionError as error:
-                problems.append(Problem.at(_where(located, error.field), str(error)))
+            for fault in reply.faults:
+                try:
+                    fault.check_bytes(served.size)
+                except PositionError as error:
+                    problems.append(Problem.at(_where(located, error.field), str(error)))
             return problems
         field = served.problem_field
         problems.append(Problem.at(_where(located, field), served.problem))
@@ -99,12 +100,14 @@ def position_problems(reply: Reply, located: Mapping[str, Any], *, model: str = 
 
 
 def without_fault(reply: Reply, field: str) -> Reply:
-    """``reply`` without the fault ``field`` belongs to."""
-    head = field.split(".", 1)[0]
-    if head.startswith("insert["):
-        index = int(head[len("insert[") : -1])
-        return replace(reply, insert=reply.insert[:index] + reply.insert[index + 1 :])
-    return replace(reply, **{head: None})
+    """``reply`` without the fault ``field`` belongs to (or the part of it ``field`` names)."""
+    kind = kind_for(_parts(field)[0])
+    fault = reply.fault(kind) if kind is not None else None
+    if fault is None:
+        return reply
+    rest = fault.without(field)
+    faults = tuple(rest if f is fault else f for f in reply.faults)
+    return replace(reply, faults=tuple(f for f in faults if f is not None))
 
 
 def _where(located: Mapping[str, Any], field: str | None) -> tuple[int, int]:
@@ -113,13 +116,20 @@ def _where(located: Mapping[str, Any], field: str | None) -> tuple[int, int]:
     here = getattr(located, "pos", (1, 1))
     if field is None:
         return here
-    head, _, key = field.partition(".")
-    if head.startswith("insert["):
-        items, index = located.get("insert") or [], int(head[len("insert[") : -1])
+    key, index, name = _parts(field)
+    if index is not None:
+        items = located.get(key) or []
         item = items[index] if index < len(items) else {}
-        return getattr(item, "value_pos", {}).get(key, getattr(item, "pos", here))
-    value, outer = located.get(head), getattr(located, "value_pos", {}).get(head, here)
-    return getattr(value, "value_pos", {}).get(key, outer) if key else outer
+        return getattr(item, "value_pos", {}).get(name, getattr(item, "pos", here))
+    value, outer = located.get(key), getattr(located, "value_pos", {}).get(key, here)
+    return getattr(value, "value_pos", {}).get(name, outer) if name else outer
+
+
+def _parts(field: str) -> tuple[str, int | None, str]:
+    """``insert[1].after_event`` → ``("insert", 1, "after_event")``; ``cut`` → ``("cut", None, "")``."""
+    head, _, name = field.partition(".")
+    key, bracket, index = head.partition("[")
+    return key, int(index.rstrip("]")) if bracket else None, name
 
 
 def _describe(frame: bytes) -> tuple[str, str, dict[str, Any] | None]:

@@ -1,22 +1,31 @@
-"""The scenario format as one description (``format_spec``): it checks a file with errors
-at ``line:col`` naming the valid choices, and it is exported as the JSON Schema."""
+"""The scenario format as one description (``scenario_spec()``): it checks a file with
+errors at ``line:col`` naming the valid choices, and it is exported as the JSON Schema.
+A reply's faults are described by their kinds (``harness.wire.faults``): each registered
+kind is one key of a reply, its form read from its fields (``fault_spec``)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from harness.scenario.format.pattern import Pattern
-from harness.scenario.format.spec import Choice, Either, ListOf, MapOf, Obj, Scalar
-from harness.wire.api_errors import API_ERRORS, STREAM_ERROR_TYPES
+from harness.scenario.format.spec import (
+    Choice,
+    Either,
+    ListOf,
+    MapOf,
+    Obj,
+    Scalar,
+    Spec,
+)
+from harness.wire.api_errors import API_ERRORS
+from harness.wire.faults.base import Fault, Setting, fault_kinds, settings_of
 from harness.wire.replies import CONNECTION_FAULTS
 
 STRING, INTEGER, NUMBER, BOOLEAN, ANY = (Scalar(k) for k in ("string", "integer", "number", "boolean", "any"))
-EVENT_NUMBER = Scalar("integer", "an event number, counted from 1 (message_start is event 1)", minimum=1)
-AFTER_EVENT = Scalar("integer", "after this many events, counted from 1 (0: before message_start)", minimum=0)
 COUNT = Scalar("integer", minimum=0)
 POSITIVE = Scalar("integer", minimum=1)
 SECONDS = Scalar("number", "seconds", minimum=0)
-MAX_PINGS = 10_000
 MAX_RETRIES = 1_000
 MAX_TURNS = 500  # the conversation grows each turn: checking it is quadratic in its length
 MAX_REPLIES = 1_000
@@ -43,32 +52,6 @@ TOOL_USE = Obj(
     what="tool_use",
 )
 THINKING = Either((STRING, Obj({"thinking": STRING, "signature": STRING}, required=("thinking",), what="thinking block")))
-CUT = Either(
-    (
-        AFTER_EVENT,
-        Obj(
-            {
-                "after_event": AFTER_EVENT,
-                "in_event": EVENT_NUMBER,
-                "after_bytes": COUNT,
-                "in_char": EVENT_NUMBER,
-                "how": Choice(("fin", "rst"), "fin: the server closes; rst: the connection is reset"),
-            },
-            rules=(lambda c: None if sum(k in c for k in ("after_event", "in_event", "after_bytes", "in_char")) == 1
-                   else "a cut needs exactly one of: after_event, in_event, after_bytes, in_char",),
-            what="cut",
-        ),
-    ),
-    "The connection drops mid-body.",
-)
-ERROR_EVENT = Either(
-    (
-        AFTER_EVENT,
-        Obj({"after_event": AFTER_EVENT, "type": Choice(STREAM_ERROR_TYPES), "message": STRING}, required=("after_event",), what="error_event"),
-    ),
-    "An `event: error` inside the 200 stream.",
-)
-STALL = Either((AFTER_EVENT, Obj({"after_event": AFTER_EVENT, "seconds": SECONDS}, required=("after_event",), what="stall")))
 REPLY_FIELDS = {
     "text": STRING,
     "tool_use": Either((TOOL_USE, ListOf(TOOL_USE))),
@@ -87,25 +70,7 @@ REPLY_FIELDS = {
     "body": Scalar("string", "a raw error body (an HTML 502 page)"),
     "connection": Choice(CONNECTION_FAULTS, "the connection fails before any response"),
     "headers": MapOf(STRING),
-    "cut": CUT,
-    "error_event": ERROR_EVENT,
-    "end_early": Scalar("integer", "the stream ends cleanly after event k, before message_stop", minimum=0),
-    "bad_data": Scalar("integer", "after event k, a `data:` line that is not JSON", minimum=0),
-    "stall": STALL,
-    "drip": Obj({"chunk": Scalar("integer", "bytes a chunk", minimum=1), "delay": SECONDS}, what="drip"),
-    "pings": Scalar("integer", "ping events spread through the stream", minimum=0, maximum=MAX_PINGS),
-    "insert": ListOf(Obj({"after_event": AFTER_EVENT, "event": MapOf(ANY)}, required=("after_event", "event"), what="insert")),
-    "duplicate": EVENT_NUMBER,
-    "swap": EVENT_NUMBER,
-    "interrupt": Scalar("integer", "Ctrl+C while streaming, after event k (0: right after the headers)", minimum=0),
 }
-UNSTREAMED = Obj(
-    {k: v for k, v in REPLY_FIELDS.items() if k != "recorded"},
-    rules=(_one_kind,),
-    what="unstreamed reply",
-    description="what a request without `stream` gets instead (for faults a JSON body cannot carry)",
-)
-REPLY = Obj({**REPLY_FIELDS, "unstreamed": UNSTREAMED}, rules=(_one_kind,), what="reply")
 NOTICE_PATTERN = Pattern()
 _TURN_CHECKS = {
     "requests": Scalar("integer", "requests the agent made in this turn", minimum=0),
@@ -130,11 +95,6 @@ INTERRUPT = Obj(
     rules=(lambda i: None if ("at_event" in i) != ("tool" in i) else "an interrupt needs exactly one of: at_event, tool",),
     what="interrupt",
 )
-TURN = Obj(
-    {"user": STRING, "replies": ListOf(REPLY, max_items=MAX_REPLIES), "interrupt": INTERRUPT, "expect": TURN_EXPECT},
-    required=("user",),
-    what="turn",
-)
 FILE_EXPECT = Either((STRING, Obj({"contains": Pattern(), "absent": BOOLEAN}, what="file expectation")))
 SETTINGS = Obj(
     {
@@ -154,34 +114,88 @@ SETTINGS = Obj(
     },
     what="settings",
 )
-SCENARIO = Obj(
-    {
-        "name": STRING,
-        "about": Scalar("string", "why this scenario exists"),
-        "settings": SETTINGS,
-        "workspace": MapOf(STRING, description="files created in a fresh temporary directory, the tools' cwd"),
-        "turns": ListOf(TURN, min_items=1, max_items=MAX_TURNS),
-        "expect": Obj(
-            {
-                "files": MapOf(FILE_EXPECT),
-                "transcript": Scalar("string", "a golden transcript file, relative to the scenario"),
-                "requests": Scalar("integer", minimum=0),
-            },
-            what="expect",
-        ),
-        "probe": Scalar("boolean", "after the last turn, check that one more turn still works (default true)"),
-        "cassette": Scalar("string", "a vcrpy cassette, relative to the scenario, that `recorded: N` replies come from"),
-        "agent": Scalar("string", "run only for this agent (its adapter's harness_agent_name): `mini_agent` for its own features"),
-        "threads": Choice(
-            ("supported", "unsupported"),
-            "message threads: `unsupported` answers every threaded request with thread_unsupported_request",
-        ),
-    },
-    required=("name", "about", "turns"),
-    what="scenario",
-)
+
+
+def scenario_spec() -> Obj:
+    """The format of a whole scenario file, with every registered fault kind."""
+    return _scenario_spec(fault_kinds())
+
+
+@functools.cache
+def _scenario_spec(kinds: tuple[type[Fault], ...]) -> Obj:
+    reply_fields = {**REPLY_FIELDS, **{kind.key: fault_spec(kind) for kind in kinds}}
+    unstreamed = Obj(
+        {k: v for k, v in reply_fields.items() if k != "recorded"},
+        rules=(_one_kind,),
+        what="unstreamed reply",
+        description="what a request without `stream` gets instead (for faults a JSON body cannot carry)",
+    )
+    reply = Obj({**reply_fields, "unstreamed": unstreamed}, rules=(_one_kind,), what="reply")
+    turn = Obj(
+        {"user": STRING, "replies": ListOf(reply, max_items=MAX_REPLIES), "interrupt": INTERRUPT, "expect": TURN_EXPECT},
+        required=("user",),
+        what="turn",
+    )
+    return Obj(
+        {
+            "name": STRING,
+            "about": Scalar("string", "why this scenario exists"),
+            "settings": SETTINGS,
+            "workspace": MapOf(STRING, description="files created in a fresh temporary directory, the tools' cwd"),
+            "turns": ListOf(turn, min_items=1, max_items=MAX_TURNS),
+            "expect": Obj(
+                {
+                    "files": MapOf(FILE_EXPECT),
+                    "transcript": Scalar("string", "a golden transcript file, relative to the scenario"),
+                    "requests": Scalar("integer", minimum=0),
+                },
+                what="expect",
+            ),
+            "probe": Scalar("boolean", "after the last turn, check that one more turn still works (default true)"),
+            "cassette": Scalar("string", "a vcrpy cassette, relative to the scenario, that `recorded: N` replies come from"),
+            "agent": Scalar("string", "run only for this agent (its adapter's harness_agent_name): `mini_agent` for its own features"),
+            "threads": Choice(
+                ("supported", "unsupported"),
+                "message threads: `unsupported` answers every threaded request with thread_unsupported_request",
+            ),
+        },
+        required=("name", "about", "turns"),
+        what="scenario",
+    )
 
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of the scenario format, for editors."""
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Fault scenario", **SCENARIO.json_schema()}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Fault scenario", **scenario_spec().json_schema()}
+
+
+def fault_spec(kind: type[Fault]) -> Spec:
+    """A fault kind's YAML form, read from its fields: a bare value for its shorthand
+    field (``cut: 5``), a mapping of its fields (``cut: {in_event: 4}``), or either."""
+    settings = settings_of(kind)
+    if not kind.mapping:
+        shorthand = next(s for s in settings if s.name == kind.shorthand)
+        return _setting_spec(shorthand, kind.key, kind.description or shorthand.description)
+    if kind.shorthand is None:
+        return _mapping(settings, kind.key, kind.rules, kind.description)
+    shorthand = next(s for s in settings if s.name == kind.shorthand)
+    return Either((_setting_spec(shorthand, kind.key), _mapping(settings, kind.key, kind.rules)), kind.description)
+
+
+def _mapping(settings: tuple[Setting, ...], what: str, rules: tuple = (), description: str = "") -> Obj:
+    fields = {s.name: _setting_spec(s, what) for s in settings}
+    required = tuple(s.name for s in settings if s.required)
+    return Obj(fields, required=required, rules=rules, description=description, what=what)
+
+
+def _setting_spec(setting: Setting, what: str, description: str | None = None) -> Spec:
+    words = setting.description if description is None else description
+    if setting.kind == "choice":
+        return Choice(setting.choices, words)
+    if setting.kind == "mapping":
+        return MapOf(ANY, words)
+    if setting.kind == "list" and setting.item is not None:
+        return ListOf(_mapping(settings_of(setting.item), what), description=words)
+    if setting.kind == "list":
+        return ListOf(Scalar(setting.item_kind, minimum=setting.minimum, maximum=setting.maximum), description=words)
+    return Scalar(setting.kind, words, minimum=setting.minimum, maximum=setting.maximum)

@@ -17,6 +17,7 @@ from harness.scenario.checks.outcome import Outcome
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.format.model import DEFAULT_MODEL
 from harness.scenario.format.positions import Frame, serve
+from harness.wire.faults.base import NON_STREAMING, SENT, Hit
 from harness.wire.replies import Reply
 
 _OPEN_BLOCK = {"thinking": "mid thinking", "redacted_thinking": "mid thinking", "text": "mid text"}
@@ -61,40 +62,22 @@ def request_hits(request: Exchange) -> list[tuple[str, str]]:
     if not faults:
         return []
     if not request.streaming:
-        return [(kind, "non-streaming") for kind, _ in faults]
+        return [(kind, NON_STREAMING) for kind, _ in faults]
     model = request.body.get("model") if isinstance(request.body, dict) else None
     frames = serve(reply, model=str(model or DEFAULT_MODEL), number=request.number).frames
     sent = len(request.plan.body) if request.plan is not None else 0
     whole = sum(1 for frame in frames if frame.end <= sent)
-    return [(kind, "whole stream" if at == "whole" else place_after(frames, whole if at == "sent" else at))
-            for kind, at in faults]
+    return [(kind, place_after(frames, whole if at == SENT else at)) for kind, at in faults]
 
 
-def _stream_faults(reply: Reply) -> list[tuple[str, int | str]]:
-    """The reply's stream faults: a kind and the events before it (``sent``: as many as
-    were sent; ``whole``: all over the stream)."""
-    found: list[tuple[str, int | str]] = []
-    if reply.cut is not None:
-        found.append(("cut inside a UTF-8 character" if reply.cut.in_char is not None else f"cut by {reply.cut.how.upper()}", "sent"))
-    if reply.stall is not None:
-        found.append(("stall", "sent"))
-    if reply.interrupt is not None:
-        found.append(("Ctrl+C while streaming", "sent"))
-    for kind, at in (("event: error", reply.error_event and reply.error_event.after_event),
-                     ("clean end before message_stop", reply.end_early), ("data that is not JSON", reply.bad_data),
-                     ("duplicated event", None if reply.duplicate is None else reply.duplicate - 1),
-                     ("swapped events", None if reply.swap is None else reply.swap - 1)):
-        if at is not None:
-            found.append((kind, at))
-    found += [("inserted event", insert.after_event) for insert in reply.insert]
-    if reply.pings:
-        found.append(("pings", "whole"))
-    if reply.drip is not None:
-        found.append(("slow drip", "whole"))
+def _stream_faults(reply: Reply) -> list[Hit]:
+    """The reply's stream faults, each a coverage row and where it hit (``Hit``), and raw
+    tool-input JSON in the message."""
+    found = [hit for fault in reply.faults for hit in fault.hits()]
     tools = (reply.message or {}).get("tool_use")
     if any(isinstance(t, dict) and "json" in t for t in (tools if isinstance(tools, list) else [tools])):
-        found.append(("raw tool-input JSON", "whole"))
-    return [(kind, "mid tool input" if kind == "raw tool-input JSON" else at) for kind, at in found]
+        found.append(("raw tool-input JSON", "mid tool input"))
+    return found
 
 
 def place_after(frames: tuple[Frame, ...], count: int | str) -> str:
