@@ -14,11 +14,11 @@ from harness.scenario.format.model import Scenario
 from . import workload
 from .library import n_of
 
-STEPS = 6  # stateful_step_count of the ci profile (tests/properties/conftest.py)
+STEPS = 6  # stateful_step_count of the ci profile (harness/library/properties/profiles.py)
 
 
 def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
-    """Examples per second of the main history property, as tests/properties runs it:
+    """Examples per second of the main history property, as harness/library/properties runs it:
     ``harness.strategies.scenarios(interrupts=False)``, each run by
     ``harness.scenario.run.found.run_and_record`` with the history checks (every request API-valid,
     every tool_use answered once, no partial message in the history). Generation is
@@ -32,7 +32,7 @@ def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
     from harness.scenario.run.found import Counterexample, run_and_record
 
     try:
-        from tests.properties.history_checks import HISTORY_CHECKS
+        from harness.library.properties.history_checks import HISTORY_CHECKS
     except ImportError:  # an installed copy without the test suite
         HISTORY_CHECKS = ()
     count = n_of(200, scale)
@@ -75,7 +75,7 @@ def property_speed(scale: float, tmp: Path) -> dict[str, Any]:
     sdk_cpu = time.process_time() - sdk_cpu
     passed = max(1, count - len(failures))
     return {
-        "property": "tests/properties/test_fault_schedules.py::test_any_fault_schedule_ends_the_turn_with_a_valid_history",
+        "property": "harness/library/properties/test_fault_schedules.py::test_any_fault_schedule_ends_the_turn_with_a_valid_history",
         "strategy": "harness.strategies.scenarios(interrupts=False)",
         "checks": [check.__name__ for check in HISTORY_CHECKS],
         "examples": count,
@@ -99,14 +99,14 @@ def _cpu_seconds(run: Any) -> float:
 
 def state_machine_speed(scale: float) -> dict[str, Any]:
     """Examples (whole sessions of up to ``STEPS`` steps) per CPU second of
-    tests/properties/test_session_machine.py's ``AgentSession``, and of its floor: the same
+    harness/library/properties/test_session_machine.py's ``AgentSession``, and of its floor: the same
     machine with the same rules drawing the same arguments, whose steps do nothing (no
     agent, no harness). Both run the same derandomized examples, in rounds side by side;
     the ratio is the median of the rounds'."""
     from hypothesis import HealthCheck, Phase, settings
     from hypothesis.stateful import run_state_machine_as_test
 
-    from tests.properties.test_session_machine import AgentSession
+    from harness.library.properties.test_session_machine import AgentSession
 
     class GenerationOnly(AgentSession):
         """The rules and their strategies, without the agent, the transport or checks."""
@@ -133,7 +133,7 @@ def state_machine_speed(scale: float) -> dict[str, Any]:
             run_state_machine_as_test(machine, settings=same)
             times.append(time.process_time() - started)
     return {
-        "machine": "tests/properties/test_session_machine.py::AgentSession",
+        "machine": "harness/library/properties/test_session_machine.py::AgentSession",
         "examples": count,
         "rounds": len(machines),
         "steps_per_example": STEPS,

@@ -26,7 +26,6 @@ from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by
 )
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
-PROGRESS_PLUGIN = "harness-example-progress"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,6 +50,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="every SECONDS, a line per running hypothesis test with the examples it has run",
     )
     group.addoption(
+        "--harness-library", action="store_true", default=False,
+        help="also run the scenario library installed with the harness (harness.library.SCENARIOS)",
+    )
+    group.addoption(
+        "--harness-properties", action="store_true", default=False,
+        help="also run the agent-neutral properties installed with the harness (harness.library.PROPERTIES)",
+    )
+    group.addoption(
         "--harness-hypothesis-output", action="store_true", default=False,
         help="show hypothesis' own report of a failing property, not only the harness's scenario and timeline",
     )
@@ -61,6 +68,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario(path): bind the fault_api fixture to a scenario file")
+    if config.getoption("--harness-library") or config.getoption("--harness-properties"):
+        from harness import library
+
+        if config.getoption("--harness-library"):
+            config.args.append(str(library.SCENARIOS))
+        if config.getoption("--harness-properties"):
+            config.args.append(str(library.PROPERTIES))
     cassette_fixtures.configure(config)
     if config.getoption("--harness-found-dir"):
         import os
@@ -79,9 +93,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(HtmlReport(Path(config.getoption("--harness-html")).resolve()), "harness-html-report")
     if config.getoption("--harness-progress") is not None:
-        from harness.scenario.frontends.pytest_progress import ExampleProgress
+        from harness.scenario.frontends.pytest_progress import (
+            PLUGIN_NAME,
+            ExampleProgress,
+        )
 
-        config.pluginmanager.register(ExampleProgress(config, config.getoption("--harness-progress")), PROGRESS_PLUGIN)
+        config.pluginmanager.register(ExampleProgress(config, config.getoption("--harness-progress")), PLUGIN_NAME)
     if config.getoption("--update-golden"):
         import os
 

@@ -1,6 +1,6 @@
 """``python -m mutants [--only ID …] [--jobs N] [--library-only]``: plant each mutant of
 ``set.yaml`` in a copy of mini_agent and run, against it, the scenario library
-(``harness run scenarios/``) and the CI property profile (``pytest tests/properties``),
+(``harness run scenarios/``) and the CI property profile (``pytest harness/library/properties tests/properties``),
 each in a child process with the copy first on ``PYTHONPATH``. A mutant is killed by a
 suite that fails. Prints a table and the kill rate of each suite, separately and
 together, and writes ``mutants/results.json``."""
@@ -20,7 +20,7 @@ from pathlib import Path
 from .plant import Mutant, load_mutants, plant
 
 LIBRARY = [sys.executable, "-P", "-m", "harness", "run", "scenarios/"]
-PROPERTIES = [sys.executable, "-P", "-m", "pytest", "tests/properties", "-q", "-x", "-p", "no:cacheprovider"]
+PROPERTIES = [sys.executable, "-P", "-m", "pytest", "harness/library/properties", "tests/properties", "-q", "-x", "-p", "no:cacheprovider"]
 TIMEOUT = 900
 
 

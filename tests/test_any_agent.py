@@ -238,7 +238,7 @@ def test_the_properties_hold_for_the_careful_agent_too(tmp_path: Path) -> None:
     """The history properties and the session state machine, with the agent named the
     way a user names theirs (``--harness-agent``), on the small derandomized profile."""
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/properties", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+        [sys.executable, "-m", "pytest", "harness/library/properties", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
          "--harness-agent", "examples.careful_agent:make_agent", "--harness-found-dir", str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "HYPOTHESIS_PROFILE": "quick"},
     )

@@ -27,7 +27,7 @@ def test_there_are_overlays_over_loopback_and_over_real_recordings():
 def test_each_overlay_loads_and_names_a_cassette_inside_the_project(path):
     load_scenario(path)
     cassette = (path.parent / yaml.safe_load(path.read_text())["cassette"]).resolve()
-    assert cassette.is_relative_to(ROOT / "cassettes") and cassette.is_file()
+    assert cassette.is_relative_to((ROOT / "cassettes").resolve()) and cassette.is_file()
 
 
 def test_the_conformance_copies_are_the_originals_with_their_licence():

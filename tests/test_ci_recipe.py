@@ -103,8 +103,8 @@ def test_hypothesis_examples_are_restored_before_and_saved_after_a_failure_too()
     assert [s["with"]["path"] for s in restore + save] == [".hypothesis", ".hypothesis"]
     assert save[0]["if"] == "${{ !cancelled() }}"
     order = steps()
-    assert order.index(restore[0]) < order.index(next(s for s in order if "tests/properties" in s.get("run", "")))
-    assert order.index(save[0]) > order.index(next(s for s in order if "tests/properties" in s.get("run", "")))
+    assert order.index(restore[0]) < order.index(next(s for s in order if "harness.library.properties" in s.get("run", "")))
+    assert order.index(save[0]) > order.index(next(s for s in order if "harness.library.properties" in s.get("run", "")))
 
 
 def test_the_reports_are_published_and_a_secret_fails_the_job():
@@ -120,7 +120,7 @@ def test_the_reports_are_published_and_a_secret_fails_the_job():
 
 
 def test_the_properties_run_with_a_registered_profile():
-    profiles = set(re.findall(r'register_profile\(\s*"(\w+)"', (ROOT / "tests/properties/conftest.py").read_text()))
+    profiles = set(re.findall(r'register_profile\(\s*"(\w+)"', (ROOT / "harness/library/properties/profiles.py").read_text()))
     named = {workflow()["jobs"]["harness"]["env"]["HYPOTHESIS_PROFILE"]}
     named |= {w.split("=", 1)[1] for c in all_commands() for w in c if w.startswith("HYPOTHESIS_PROFILE=")}
     assert named == {"ci"} and named <= profiles
@@ -162,8 +162,12 @@ def _check_harness(arguments: list[str]) -> None:
 
 
 def _check_pytest(arguments: list[str], help_text: str) -> None:
-    for word in arguments:
-        if word.startswith("-"):
+    import importlib.util
+
+    for before, word in zip(["", *arguments], arguments):
+        if before == "--pyargs":
+            assert importlib.util.find_spec(word) is not None, f"pytest --pyargs {word}: no such package"
+        elif word.startswith("-"):
             assert re.search(rf"(^|[ ,]){re.escape(word.split('=')[0])}[ =,\n]", help_text, re.M), f"pytest has no {word}"
         elif not word.startswith("reports/") and word != "auto":
             assert (ROOT / word).exists(), f"pytest {' '.join(arguments)}: no {word}"

@@ -18,7 +18,8 @@ MAY_IMPORT = {  # a package of harness → the harness packages it may import (i
     "oracle": {"wire"},
     "agents": {"wire"},
     "cassette.redaction": {"wire"},
-    "scenario.format": {"wire"},
+    "library": set(),
+    "scenario.format": {"wire", "library"},
     "scenario.fake_api": {"wire", "oracle", "scenario.format"},
     "scenario.checks": {"wire", "oracle", "agents", "scenario.format", "scenario.fake_api"},
     "serve": {"wire", "oracle", "scenario.format", "scenario.fake_api", "scenario.checks"},
@@ -28,7 +29,11 @@ MAY_IMPORT = {  # a package of harness → the harness packages it may import (i
     "cassette": {"wire", "oracle", "agents", "cassette.redaction", "scenario.format", "scenario.fake_api",
                  "scenario.checks", "scenario.run", "serve"},
     "scenario.frontends": {"wire", "oracle", "agents", "cassette", "cassette.redaction", "scenario.format",
-                           "scenario.fake_api", "scenario.checks", "scenario.run", "serve", "report", "strategies"},
+                           "scenario.fake_api", "scenario.checks", "scenario.run", "serve", "report", "strategies",
+                           "library"},
+    "library.properties": {"wire", "oracle", "agents", "cassette", "cassette.redaction", "scenario.format",
+                           "scenario.fake_api", "scenario.checks", "scenario.run", "serve", "report", "strategies",
+                           "library", "scenario.frontends"},
 }
 """The top-level modules (``harness``, ``cli``, ``pytest_plugin``) are the front doors: they
 may import any package. ``harness.scenario`` itself is a folder of five packages."""

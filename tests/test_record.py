@@ -290,7 +290,7 @@ def test_the_shipped_loopback_cassettes_are_what_their_sources_record(source, tm
     def without_uri(interactions):
         return [{**i, "request": {k: v for k, v in i["request"].items() if k != "uri"}} for i in interactions]
 
-    assert without_uri(again) == without_uri(shipped), f"run: python cassettes/regenerate.py {source.stem}"
+    assert without_uri(again) == without_uri(shipped), f"run: python tools/regenerate_cassettes.py {source.stem}"
 
 
 @pytest.fixture

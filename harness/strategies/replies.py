@@ -31,18 +31,18 @@ def model_texts() -> SearchStrategy[str]:
 
 @st.composite
 def replies(
-    draw: st.DrawFn, *, tools: Sequence[ToolLike] | None = None, final: bool | None = None, max_tool_calls: int = 2
+    draw: st.DrawFn, *, tools: Sequence[ToolLike] | None = None, final: bool | None = None, max_tool_calls: int = 2,
+    thinking: bool = False,
 ) -> Reply:
     """A complete answer. ``final=True``: it ends the turn (end_turn, stop_sequence,
     refusal, max_tokens, context window); ``final=False``: the turn goes on (tool calls,
-    pause_turn, max_tokens inside a tool call). Sometimes thinking comes first, and
-    wire noise (pings, unknown events, a slow drip) is sprinkled on."""
+    pause_turn, max_tokens inside a tool call). With ``thinking`` (only for an agent whose
+    requests turn thinking on: the real API answers no other with thinking), thinking
+    sometimes comes first. Wire noise (pings, unknown events, a slow drip) is sprinkled on."""
     continuing = draw(st.booleans()) if final is None else not final
     message: dict[str, Any] = {}
     stop = draw(st.sampled_from(CONTINUING_STOPS if continuing else FINAL_STOPS))
-    # A pause_turn answer is sent back as the final message, where the API refuses thinking
-    # blocks unless the request turns thinking on, which the agents these scenarios drive do not.
-    if stop != "pause_turn" and draw(st.integers(0, 4)) == 0:
+    if thinking and stop != "pause_turn" and draw(st.integers(0, 4)) == 0:
         message["thinking"] = draw(st.text(max_size=20))
     if continuing:
         if draw(st.booleans()):

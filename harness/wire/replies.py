@@ -33,6 +33,7 @@ class Reply:
     faults: tuple[Fault, ...] = ()
     line: int | None = None  # where the reply stands in its scenario file
     unstreamed: Reply | None = None  # served instead to a request that does not stream
+    as_written: bool = False  # served even where the real API could not answer so (thinking never asked for)
 
     def __post_init__(self) -> None:
         if len(self.faults) > 1 or type(self.faults) is not tuple:
@@ -47,6 +48,16 @@ class Reply:
             if type(fault) is kind:
                 return fault  # type: ignore[return-value]
         return None
+
+    @property
+    def thinks(self) -> bool:
+        """Whether the reply holds a thinking block (written, raw or recorded)."""
+        message = self.message or {}
+        if message.get("thinking") is not None:
+            return True
+        starts = (e.get("content_block") for e in self.events or () if isinstance(e, dict))
+        blocks = [*(message.get("content") or []), *starts]
+        return any(isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking") for b in blocks)
 
     @property
     def kind(self) -> str:

@@ -1,1 +1,2 @@
-"""Property tests: hypothesis strategies against mini_agent through the harness."""
+"""mini_agent's own properties and the harness's counterexample files (the agent-neutral
+properties are shipped: ``harness.library.properties``)."""

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from harness import cli
 from harness.agents.base import AgentFactory
 from harness.agents.mini_agent import mini_agent_factory, settings_for
+from harness.library.properties.budget import examples
 from harness.scenario.format.dump import (
     dump_scenario,
     without_positions,
@@ -43,8 +44,6 @@ from harness.wire.faults.insert import InsertedEvent
 from harness.wire.planner import stream_events
 from harness.wire.replies import CONNECTION_FAULTS, Reply
 from mini_agent.loop import Agent
-
-from .budget import examples
 
 FOLDER = Path(tempfile.mkdtemp(prefix="properties-yaml-"))
 SMALL = st.integers(0, 12)

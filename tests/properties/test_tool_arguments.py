@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.library.properties.budget import examples
 from harness.strategies import (
     any_tool_inputs,
     input_schemas,
@@ -24,8 +25,6 @@ from mini_agent.tools import (
     default_tools,
 )
 from mini_agent.tools.validate import validate
-
-from .budget import examples
 
 TOOLS = {tool.name: tool for tool in default_tools()}
 WORKSPACE = Path(tempfile.mkdtemp(prefix="properties-tools-"))  # Write's files land here, nowhere else

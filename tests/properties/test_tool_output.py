@@ -11,14 +11,13 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.library.properties.agent import AGENT
+from harness.library.properties.budget import examples
 from harness.scenario.checks.wire_view import tool_exchanges
 from harness.scenario.format.model import Scenario, Turn
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
 from harness.wire.replies import Reply
-
-from .agent import AGENT
-from .budget import examples
 
 MARKER = re.compile(r"\n\n\.\.\. \[([\d,]+) characters truncated\] \.\.\.\n\n")
 

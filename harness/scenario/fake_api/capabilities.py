@@ -10,6 +10,10 @@ declares, under the names its ``tool_map`` gives — so nothing is assumed of it
 A tool the standard set does not have (a call to ``Edit``, made on purpose to see an
 agent answer an unknown tool) is no need: any agent must answer it. Raw ``json``
 fragments say nothing of their arguments; only the tool's role counts for them.
+
+Nor does the real API answer with thinking a request that did not turn thinking on: such
+a reply is not for that agent either, unless the scenario marks it ``as_written`` (it
+serves it on purpose).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.tools import STANDARD_TOOLS
+from harness.wire.replies import Reply
 
 ROLES = {"Read": "reads a file", "Write": "writes a file", "Bash": "runs a command"}
 OPTIONAL = {
@@ -28,8 +33,11 @@ OPTIONAL = {
 }
 
 
-def unmet_need(reply: Any, request: Any, tool_map: ToolMap) -> str | None:
+def unmet_need(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
     """Why the agent that sent ``request`` cannot meet ``reply`` (None: it can)."""
+    if not reply.as_written and reply.thinks and not thinking_on(request):
+        return ("the reply thinks, but the request did not turn thinking on: the real API would not answer so "
+                "(a scenario serves it anyway with as_written: true)")
     calls = [(name, arguments) for name, arguments in standard_calls(reply) if name in ROLES]
     if not calls:
         return None
@@ -47,6 +55,12 @@ def unmet_need(reply: Any, request: Any, tool_map: ToolMap) -> str | None:
                 return (f"the agent's {name} has no `{own or argument}` argument (the scenario uses {standard}'s "
                         f"optional `{argument}`)")
     return None
+
+
+def thinking_on(request: Any) -> bool:
+    """Whether a request turns thinking on (``enabled`` or ``adaptive``)."""
+    thinking = request.get("thinking") if isinstance(request, Mapping) else None
+    return isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")
 
 
 def declared_tools(request: Any) -> dict[str, frozenset[str] | None]:

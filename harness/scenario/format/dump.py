@@ -107,6 +107,8 @@ def reply_mapping(reply: Reply) -> dict[str, Any]:
         data["headers"] = dict(reply.headers)
     for fault in reply.faults:
         data[fault.key] = fault.to_yaml()
+    if reply.as_written:
+        data["as_written"] = True
     return data
 
 

@@ -108,6 +108,7 @@ def reply_from(data: dict[str, Any], line: int | None = None, recorded: Reply | 
         faults=_faults(data),
         line=line,
         unstreamed=reply_from(data["unstreamed"], line) if "unstreamed" in data else None,
+        as_written=bool(data.get("as_written", False)),
     )
 
 

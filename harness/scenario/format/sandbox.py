@@ -20,6 +20,7 @@ import shutil
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
 
+from harness.library import ROOT as LIBRARY_ROOT
 from harness.scenario.format.problem import Problem
 from harness.wire.errors import HarnessError
 
@@ -83,10 +84,11 @@ def in_workspace(workspace: Path, key: str) -> Path:
 
 
 def project_root(scenario_path: Path) -> Path:
-    """The nearest folder above the scenario holding a project file, else its own folder."""
+    """The nearest folder above the scenario holding a project file (or the folder of the
+    installed scenario library, ``harness.library``), else its own folder."""
     folder = scenario_path.resolve().parent
     for candidate in (folder, *folder.parents):
-        if any((candidate / marker).exists() for marker in PROJECT_MARKERS):
+        if candidate == LIBRARY_ROOT or any((candidate / marker).exists() for marker in PROJECT_MARKERS):
             return candidate
     return folder
 

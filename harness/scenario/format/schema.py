@@ -70,6 +70,7 @@ REPLY_FIELDS = {
     "body": Scalar("string", "a raw error body (an HTML 502 page)"),
     "connection": Choice(CONNECTION_FAULTS, "the connection fails before any response"),
     "headers": MapOf(STRING),
+    "as_written": Scalar("boolean", "serve the reply even where the real API could not answer so (thinking a request did not turn on)"),
 }
 NOTICE_PATTERN = Pattern()
 _TURN_CHECKS = {

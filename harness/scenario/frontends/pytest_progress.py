@@ -10,6 +10,8 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
+PLUGIN_NAME = "harness-example-progress"
+
 
 class ExampleProgress:
     """A pytest plugin object counting the examples of each ``@given`` test."""

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.library import SCENARIOS
 from harness.report.html import render_report
 from harness.report.junit import junit_xml
 from harness.report.table import counts, json_result, summary_lines
@@ -43,6 +44,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.update_golden:
         os.environ[UPDATE_VARIABLE] = "1"
     baseline = read_baseline(args.baseline) if args.baseline else None
+    args.paths = [*(args.paths or ([] if args.library else ["scenarios"])), *([SCENARIOS] if args.library else [])]
     files = select(scenario_files(args.paths), args.keyword)
     if args.last_failed:
         failed = last_failed(args.agent)

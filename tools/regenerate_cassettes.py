@@ -5,7 +5,7 @@ mini_agent talks to it over the socket through vcrpy: what
 ``harness record --base-url http://127.0.0.1:PORT --cwd WORKSPACE -- LINE…`` does against
 ``harness serve``, on virtual time so that retry-after costs nothing.
 
-    python cassettes/regenerate.py [NAME…]      (all of them by default)
+    python tools/regenerate_cassettes.py [NAME…]      (all of them by default)
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness.cassette.record import record_over_loopback
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent / "harness" / "library" / "cassettes"
 
 
 def sources() -> list[Path]:
@@ -27,8 +27,8 @@ def main(names: list[str]) -> int:
     for source in sources():
         if names and source.stem not in names:
             continue
-        result = record_over_loopback(source, HERE / source.name, record_mode="all")
-        print(f"{result.path.relative_to(HERE.parent)}: {result.interactions} interaction(s)")
+        result = record_over_loopback(source, HERE / source.name, record_mode="rewrite")
+        print(f"cassettes/{result.path.name}: {result.interactions} interaction(s)")
     return 0
 
 

@@ -60,7 +60,7 @@ class AgentSession(RuleBasedStateMachine):
             (workspace / name).write_text(text)
         self.scenario = Scenario(
             name="session",
-            about="A session built by tests/properties/test_session_machine.py.",
+            about="A session built by harness.library.properties.test_session_machine.",
             path=Path("session.yaml"),
             turns=(),
             settings={"max_retries": MAX_RETRIES, "retry_budget": BIG_BUDGET},

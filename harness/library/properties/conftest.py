@@ -1,0 +1,22 @@
+"""The properties' pytest set-up: the hypothesis profiles (``profiles``), and progress
+lines for the long ones (``thorough``, ``shared``): every 30 s, a line per running
+property with the examples it has run (``--harness-progress SECONDS`` sets another pace,
+for any profile).
+
+A failing property writes its shrunk scenario to ``$HARNESS_FOUND_DIR`` (or
+``--harness-found-dir``, default ``scenarios/found``): the failure prints the
+``harness run`` line that replays it against the same agent.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.library.properties.profiles import LONG_PROFILES, PROFILE, PROGRESS_EVERY
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from harness.scenario.frontends.pytest_progress import PLUGIN_NAME, ExampleProgress
+
+    if PROFILE in LONG_PROFILES and not config.pluginmanager.has_plugin(PLUGIN_NAME):
+        config.pluginmanager.register(ExampleProgress(config, PROGRESS_EVERY), PLUGIN_NAME)
