@@ -51,6 +51,8 @@ class ReaderAgent:
     """Answers questions about the files under ``folder``; ``run_turn`` never raises."""
 
     harness_agent_name = "reader_agent"
+    harness_policies = {"retries": MAX_ATTEMPTS - 1, "gives_up_on_final_errors": True, "retry_is_invisible": True,
+                        "backoff_cap": 2.0 ** (MAX_ATTEMPTS - 2), "flags_tool_errors": True, "never_raises": True}
     tool_map = {"Read": {"name": "open_file", "input": {"file_path": "path", "offset": None, "limit": None}}}
 
     def __init__(self, client: anthropic.AsyncAnthropic, folder: Path, sleep: Callable[[float], Awaitable[None]],
@@ -174,7 +176,7 @@ def _transient(error: anthropic.APIStatusError) -> bool:
 def _plain(block: Any) -> dict[str, Any]:
     """A block as the history keeps it: a tool call whose input is not an object (the
     model can send one) goes back with an empty object, which the API accepts."""
-    plain = block.model_dump(exclude_none=True, exclude={"parsed_output"})
+    plain = block.model_dump(exclude_none=True, exclude={"parsed_output"}, warnings=False)
     if plain.get("type") == "tool_use" and not isinstance(plain.get("input"), dict):
         plain["input"] = {}
     return plain

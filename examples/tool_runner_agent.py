@@ -63,6 +63,8 @@ def make_tools(root: Path) -> list[Any]:
 
 
 class ToolRunnerAgent:
+    harness_policies = ("gives_up_on_final_errors",)  # the SDK retries nothing else that is final
+
     def __init__(self, client: anthropic.Anthropic, workspace: Path, *, thread: bool | None = None) -> None:
         self.client = client
         self.tools = make_tools(Path(workspace))

@@ -6,7 +6,7 @@ check saved conversations.
     harness play SCENARIO                             the mini_agent REPL under a scenario, live
     harness events SCENARIO [--turn N] [--reply K]   each reply's numbered events and byte offsets, as served
     harness schema [-o FILE]                          the JSON Schema of the scenario format
-    harness serve SCENARIO [--port N] [--check]        the scenario on a loopback socket, for any client
+    harness serve SCENARIO [--port N] [--check] [--policy NAME[=N]]  the scenario on a loopback socket, for any client
     harness check-history FILE                        check a saved conversation against the API's rules
     harness record / replay / scan / proxy            cassettes: see harness.cassette.commands
 """
@@ -203,6 +203,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--time-scale", type=float, default=1.0, help="multiply real delays (drip, stall) by this")
     serve.add_argument("--log", metavar="FILE", help="also write the request log as JSON Lines, headers and bodies scrubbed as in a cassette")
     serve.add_argument("--check", action="store_true", help="report every request and check the wire-level expectations at exit")
+    serve.add_argument("--policy", action="append", default=[], metavar="NAME[=N]",
+                       help="a policy the clients follow, as an agent's harness_policies names it (retries=2, "
+                            "gives_up_on_final_errors …); --check then holds them to it; repeat for more")
     serve.set_defaults(command=_serve)
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")

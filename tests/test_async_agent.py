@@ -239,3 +239,62 @@ def test_an_agent_that_gives_up_leaves_replies_unused_and_that_is_reported(tmp_p
         "turn 1: expect.requests: expected 3, the client made 2",
         "turn 1: 1 reply(ies) never requested",
     ]
+
+
+class CommandRunner:
+    """Runs the one command the model asks for with asyncio's subprocesses. Ctrl+C
+    cancels the turn (as under ``asyncio.run``): it kills the command, answers the
+    ``tool_use`` with an error, and then returns — or, with ``reraise``, lets the
+    cancellation through as asyncio asks."""
+
+    harness_policies = ("never_raises",)
+    TOOLS = [{"name": "Bash", "description": "Run a command.",
+              "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}]
+
+    def __init__(self, ctx, *, reraise: bool) -> None:
+        self.client, self.workspace, self.reraise = ctx.async_client, ctx.workspace, reraise
+        self.messages: list[dict] = []
+        self.tidied = 0
+
+    async def run_turn(self, text: str) -> str:
+        self.messages.append({"role": "user", "content": text})
+        message = await self.client.messages.create(model=MODEL, max_tokens=1024, tools=self.TOOLS, messages=self.messages)
+        self.messages.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in message.content]})
+        calls = [b for b in message.content if b.type == "tool_use"]
+        if not calls:
+            return message.content[0].text if message.content else ""
+        process = None
+        try:
+            process = await asyncio.create_subprocess_exec("bash", "-c", calls[0].input["command"], cwd=self.workspace)
+            await process.wait()
+        except asyncio.CancelledError:  # the command's kill -INT may come before the wait or during it
+            if process is not None and process.returncode is None:
+                process.kill()
+                await process.wait()
+            self.messages.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": calls[0].id, "content": "Cancelled by Ctrl+C.", "is_error": True}]})
+            self.tidied += 1
+            if self.reraise:
+                raise
+            return "Stopped."
+        raise AssertionError("the command should have been interrupted")
+
+
+@pytest.mark.parametrize("reraise", [False, True], ids=["returns", "lets-the-cancellation-through"])
+def test_ctrl_c_cancels_an_async_turn_as_asyncio_run_would(reraise: bool) -> None:
+    """The turn's task is cancelled, so its own clean-up runs (the command killed, the tool
+    call answered); letting the cancellation through is not 'run_turn raised'."""
+    from harness.scenario.run.runner import run_scenario
+    from harness.scenario.run.timeline import format_timeline
+
+    made: list[CommandRunner] = []
+
+    def make(ctx):
+        made.append(CommandRunner(ctx, reraise=reraise))
+        return made[-1]
+
+    scenario = load_scenario(Path(__file__).resolve().parent.parent / "scenarios/interrupts/ctrl_c_while_a_command_runs.yaml")
+    outcome = run_scenario(scenario, agent=make)
+    assert outcome.passed, format_timeline(outcome)
+    assert made[0].tidied == 1
+    assert outcome.turns[0].cancelled is reraise and (outcome.turns[0].raised is not None) is reraise

@@ -54,7 +54,7 @@ def replay(case: dict[str, Any]) -> tuple[Responder, list[str], list[str]]:
         record.time, record.finished = exchange["t"], exchange["answered"]
         if record.reply is not None and exchange.get("message_id"):
             ids[exchange["message_id"]] = f"msg_harness_{record.number:06d}"
-    found = run_invariants(responder.requests, mini_agent=False)
+    found = run_invariants(responder.requests, policies={})
     found += wire_invariants("the capture", responder.requests, max_retries=None, tolerance=SOCKET_TOLERANCE)
     return responder, [str(p) for p in responder.problems + found.problems], found.notes
 

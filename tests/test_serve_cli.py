@@ -42,9 +42,9 @@ def ask(url: str, text: str) -> anthropic.types.Message:
     return client.messages.create(model="m", max_tokens=10, tools=[READ], messages=[{"role": "user", "content": text}])
 
 
-def test_serve_answers_clients_logs_each_request_and_checks_on_ctrl_c(tmp_path):
-    log = tmp_path / "log.jsonl"
-    process, url = start_serving(str(SCENARIO), "--check", "--log", str(log))
+def serve_three_requests(*options: str) -> tuple[int | None, str]:
+    """The scenario's two 529s and its tool call, asked for by a client that stops there."""
+    process, url = start_serving(str(SCENARIO), "--check", *options)
     try:
         for _ in range(2):
             with pytest.raises(anthropic.OverloadedError):
@@ -53,11 +53,29 @@ def test_serve_answers_clients_logs_each_request_and_checks_on_ctrl_c(tmp_path):
     finally:
         process.send_signal(signal.SIGINT)
         output = process.communicate(timeout=10)[0]
-    assert process.returncode == 1  # the fourth reply was never asked for
+    return process.returncode, output
+
+
+def test_serve_answers_clients_logs_each_request_and_checks_on_ctrl_c(tmp_path):
+    log = tmp_path / "log.jsonl"
+    returncode, output = serve_three_requests("--log", str(log), "--policy", "retries=2")
+    assert returncode == 1  # the fourth reply was never asked for, by clients that say they retry
     assert "#1 POST /v1/messages → 529 error overloaded · oracle ok" in output
     assert "1 reply(ies) of scenario overloaded-then-success were never requested" in output
-    assert "expect.requests: expected 4, the clients made 3" in output
+    assert "expect.policies.retries.requests: expected 4, the clients made 3" in output
     assert len(log.read_text().splitlines()) == 3
+
+
+def test_a_count_under_a_policy_the_clients_do_not_follow_is_not_held_against_them():
+    _, output = serve_three_requests()
+    assert "expected 4, the clients made 3" not in output  # (the retry before retry-after is a problem for any client)
+    assert "expect.policies.retries.requests not checked (the agent does not declare retries" in output
+
+
+def test_an_unknown_policy_is_a_clear_error(capsys):
+    assert main(["serve", str(SCENARIO), "--port", "0", "--policy", "retrys=2"]) == 2
+    err = capsys.readouterr().err
+    assert "--policy: no policy named 'retrys'" in err and "retries" in err and "Traceback" not in err
 
 
 def test_a_port_in_use_is_a_clear_error(capsys):

@@ -27,9 +27,16 @@ SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 AGENT = "examples.tool_runner_agent:make_agent"
 
 
-def run(name: str):
+class RetryingToolRunner(ToolRunnerAgent):
+    """The same runner, declaring what a reader of the SDK's docs may believe of it: that
+    it retries a failed request (the client's 2 retries)."""
+
+    harness_policies = {"retries": 2, "gives_up_on_final_errors": True}
+
+
+def run(name: str, agent=AGENT):
     with contextlib.redirect_stdout(io.StringIO()):  # the runner echoes the model's text
-        return run_scenario(load_scenario(SCENARIOS / name), agent=AGENT)
+        return run_scenario(load_scenario(SCENARIOS / name), agent=agent)
 
 
 def test_the_tool_runner_threads_its_requests_and_passes() -> None:
@@ -62,12 +69,17 @@ def test_the_tool_runner_falls_back_when_the_api_cannot_thread() -> None:
         ("stream/error_event_overloaded.yaml", "turn 1 has 2 replies but the agent made 1 request(s)"),
     ],
 )
-def test_the_harness_finds_where_the_naive_tool_runner_breaks(name: str, wanted: str) -> None:
-    """Real defects of a runner written as the docs suggest: a mid-stream cut and an
-    error event are not retried, a stream that ends early stops the run silently."""
-    outcome = run(name)
+def test_the_harness_finds_where_the_naive_tool_runner_breaks_its_declared_retries(name: str, wanted: str) -> None:
+    """Where a runner written as the docs suggest does not keep a promise to retry: a
+    mid-stream cut and an error event are not retried, a stream that ends early stops the
+    run silently. Without the promise the same runs pass, each with a note: how often to
+    retry is an agent's own policy."""
+    outcome = run(name, lambda ctx: RetryingToolRunner(ctx.client, ctx.workspace))
     timeline = format_timeline(outcome)
     assert not outcome.passed and wanted in timeline, timeline
+    undeclared = run(name)
+    assert undeclared.passed, format_timeline(undeclared)
+    assert any("its own policy" in note for note in undeclared.notes), undeclared.notes
 
 
 def test_the_tool_runner_over_a_real_socket_passes_harness_serve_check(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Callable, Generator
 
 from .failures import NotSent, settled
-from .settings import TOOL_MAP, TurnOutcome
+from .settings import LONGEST_WAIT, TOOL_MAP, TurnOutcome
 from .turn import Conversation, _Pause, _UseTool
 
 # -- carrying the turn out: sync and async -------------------------------------------
@@ -23,6 +23,14 @@ class _Base:
     @property
     def messages(self) -> list[dict[str, Any]]:
         return self.conversation.history
+
+    @property
+    def harness_policies(self) -> dict[str, Any]:
+        """The choices this agent makes where the API leaves them open (harness policy names)."""
+        return {"retries": self.conversation.retries, "honours_max_retries": True, "gives_up_on_final_errors": True,
+                "timeout_result_is_data": True, "continues_after_cut_tool_call": True, "strict_tool_input": True,
+                "flags_tool_errors": True, "retry_is_invisible": True, "backoff_cap": LONGEST_WAIT,
+                "never_raises": True}
 
     @staticmethod
     def _next(logic: Generator[Any, Any, TurnOutcome], reply: Any) -> Any:

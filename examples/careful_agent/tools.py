@@ -68,7 +68,7 @@ class Workbench:
 
     def __init__(self, root: Path, output_limit: int = OUTPUT_LIMIT) -> None:
         self.root, self.output_limit = Path(root), output_limit
-        self._live: set[subprocess.Popen[bytes]] = set()
+        self._live: dict[subprocess.Popen[bytes], str] = {}  # each running command and its tag
         tools = [
             Tool("read_file", "Show the text of a file. Pass first_line/max_lines to see only part of it.",
                  {"path": ("string", True, "file path, relative to the project folder"),
@@ -114,8 +114,8 @@ class Workbench:
 
     def stop_all(self) -> None:
         """Kill every command still running (an async turn was cancelled)."""
-        for proc in list(self._live):
-            _kill_group(proc)
+        for proc, tag in list(self._live.items()):
+            _kill_group(proc, tag)
 
     def _path(self, given: str) -> Path:
         return self.root / Path(given).expanduser()
@@ -152,12 +152,12 @@ class Workbench:
         proc = subprocess.Popen(["bash", "-c", args["cmd"]], cwd=self.root, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
                                 env={**os.environ, SHELL_TAG: tag})
-        self._live.add(proc)
+        self._live[proc] = tag
         try:
             output, finished = _collect(proc, time.monotonic() + limit)
         finally:  # timeout, Ctrl+C or done: nothing the command started survives it
             _kill_group(proc, tag)
-            self._live.discard(proc)
+            self._live.pop(proc, None)
             proc.stdout.close()
         text = output.decode("utf-8", errors="replace").rstrip("\n")
         status = f"[exit status {proc.returncode}]" if finished else \

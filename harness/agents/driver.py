@@ -3,7 +3,10 @@
 A factory takes the run's ``AgentContext`` and returns the agent; it may be an ``async
 def``, awaited on the driver's event loop, the one every async turn of the run shares.
 ``run_turn`` may be a plain method, an ``async def``, a generator of events (mini_agent)
-or an async generator; what it returns is kept only when it is a stream of events.
+or an async generator; what it returns is kept only when it is a stream of events. An
+``async def`` turn runs as ``asyncio.run`` runs a program: Ctrl+C cancels its task, which
+may tidy up and return; one that lets the cancellation through ends in KeyboardInterrupt,
+as ``asyncio.run`` ends, and ``cancelled`` says so.
 
 Errors: AgentSpecError (``loading``) for a factory that cannot take the context (such as
 one of the form ``factory(client, clock, workspace)``, which is gone) or that fails.
@@ -13,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import signal
+import threading
 from collections.abc import Iterator
 from typing import Any, Callable
 
@@ -31,6 +36,7 @@ class TurnDriver:
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.cancelled = False  # Ctrl+C cancelled the last async turn, which let the cancellation through
 
     def __enter__(self) -> TurnDriver:
         return self
@@ -54,9 +60,10 @@ class TurnDriver:
 
     def start(self, agent: Any, text: str) -> Iterator[Any] | None:
         """Call ``run_turn(text)``: the events it streams, or None once it has run."""
+        self.cancelled = False
         result = agent.run_turn(text)
         if inspect.iscoroutine(result):
-            self.loop.run_until_complete(result)
+            self._complete(result)
             return None
         if inspect.isasyncgen(result):
             return self._async_events(result)
@@ -76,6 +83,35 @@ class TurnDriver:
             self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()
             self._loop = None
+
+    def _complete(self, coroutine: Any) -> None:
+        """Run one async turn to its end; the first Ctrl+C meanwhile cancels it, a second
+        one raises KeyboardInterrupt where the loop is."""
+        task = self.loop.create_task(coroutine)
+        presses = 0
+
+        def cancel(signum: int, frame: Any) -> None:
+            nonlocal presses
+            presses += 1
+            if presses > 1 or task.done():
+                raise KeyboardInterrupt
+            task.cancel()
+            self.loop.call_soon_threadsafe(lambda: None)  # wake the loop to deliver it
+
+        hearing = threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        if hearing:
+            signal.signal(signal.SIGINT, cancel)
+        try:
+            self.loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            if not presses:
+                raise
+            self.cancelled = True
+            raise KeyboardInterrupt("Ctrl+C cancelled the turn, which let the cancellation through (asyncio's rule)") from None
+        finally:
+            if hearing:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def _async_events(self, events: Any) -> Iterator[Any]:
         while True:

@@ -79,9 +79,20 @@ class MiniAgentUnderTest:
     """mini_agent as the harness drives it: turns, REPL commands and a renderer."""
 
     harness_agent_name = "mini_agent"
+    POLICIES = ("honours_max_retries", "gives_up_on_final_errors", "timeout_result_is_data",
+                "continues_after_cut_tool_call", "strict_tool_input", "flags_tool_errors", "retry_is_invisible",
+                "never_raises")
+    BACKOFF_CAP = 30.0  # its longest backoff when the server names no wait (DESIGN §3)
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
+
+    @property
+    def harness_policies(self) -> dict[str, Any]:
+        """What mini_agent does that another agent may do otherwise
+        (``harness.scenario.format.policy_names``): all of it, with its own retry count."""
+        return {**dict.fromkeys(self.POLICIES, True), "retries": self.agent.settings.max_retries,
+                "backoff_cap": self.BACKOFF_CAP}
 
     def run_turn(self, text: str) -> events.TranslatedEvents:
         """One turn, its events as the harness's; Ctrl+C and ``close`` reach mini_agent's own turn."""

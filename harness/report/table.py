@@ -42,7 +42,7 @@ def summary_lines(records: list[dict[str, Any]], *, repeat_notes: Iterable[str] 
     tail = f", {found['known']} known failure(s) (the baseline's)" if found["known"] else ""
     tail += f", {found['n/a']} not applicable (the agent cannot meet them)" if found["n/a"] else ""
     tail += f", {found['skip']} skipped (another agent's scenarios)" if found["skip"] else ""
-    tail += f"; {unseen} expectation(s) not checked (they need mini_agent's events)" if unseen else ""
+    tail += f"; {unseen} expectation(s) not checked (another agent's, or a policy this agent does not declare)" if unseen else ""
     lines.append(f"{found['pass']} passed, {found['fail']} failed{tail}")
     lines += [f"  not applicable: {r['name']}: {r['not_applicable']}" for r in records if r.get("not_applicable")]
     lines += [f"  note: {r['name']}: " + "; ".join(r["notes"]) for r in records if r["notes"] and r["result"] != "fail"]

@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 
+from harness.scenario.checks.policies import policy_options
 from harness.scenario.format.loader import load_scenario
 from harness.serve.report import build_server, check_served
 from harness.serve.server import FaultServer, ServerError
@@ -17,6 +18,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve until Ctrl+C; with ``--check`` print the report and exit 1 on any problem.
     ``args.scrub`` (set by ``harness.cli``) is what the JSON log may keep."""
     scenario = load_scenario(args.scenario)
+    policies = policy_options(getattr(args, "policy", None) or [])
     log = lambda line: print(line, flush=True)  # noqa: E731
     server = build_server(
         scenario, host=args.host, port=args.port, time_scale=args.time_scale,
@@ -31,7 +33,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     serve_forever(server)
     if not args.check:
         return 0
-    report = check_served(scenario, server)
+    report = check_served(scenario, server, policies)
     print("\n".join(["", *report.lines]))
     for problem in report.problems:
         print(f"✗ {problem}")

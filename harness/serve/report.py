@@ -12,16 +12,19 @@ with nothing asked, is a note.
 How many requests a client makes is its own policy (it may give up after a 529, or try
 a 401 again): on a socket, replies never requested and requests that came when no reply
 was left are notes. A scenario that wants a number checked says so with a turn's
-``expect: requests:``, and a different number is a problem.
+``expect: requests:``, and a different number is a problem; the number under a turn's
+``expect.policies.NAME`` is checked when the clients follow the policy (``harness serve
+--check --policy NAME[=N]``, as an agent's ``harness_policies`` would declare it).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from harness.scenario.checks.invariants import Findings, run_invariants, wire_invariants
+from harness.scenario.checks.policies import unmet_policy
 from harness.scenario.checks.wire_view import conversations
 from harness.scenario.fake_api.conversation import relation
 from harness.scenario.fake_api.exchange import Exchange
@@ -81,9 +84,10 @@ def build_server(
     return FaultServer(responder(""), sessions=responder, **options)
 
 
-def check_served(scenario: Scenario, server: FaultServer) -> ServeReport:
+def check_served(scenario: Scenario, server: FaultServer, policies: Mapping[str, Any] | None = None) -> ServeReport:
     """Every request, then the scenario's wire-level invariants and request counts over
-    what each session was served."""
+    what each session was served; ``policies``: the ones the clients follow."""
+    policies = dict(policies or {})
     report = ServeReport(problems=[Problem(error, Kind.HARNESS) for error in server.internal_errors])
     max_retries = scenario.settings.get("max_retries")
     for name, responder in server.responders().items():
@@ -100,13 +104,15 @@ def check_served(scenario: Scenario, server: FaultServer) -> ServeReport:
             problems=[p.under(title) for p in responder.problems if p not in responder.overrun],
             notes=[f"{title}: {p}" for p in responder.overrun],
         )
-        found += run_invariants(responder.requests, mini_agent=False)
+        found += run_invariants(responder.requests, policies=policies)
         for number, group in enumerate(groups, 1):
             where = f"{title}, conversation {number}" if len(groups) > 1 else title
             found += wire_invariants(
                 where, group, max_retries=max_retries, wall_origin=server.wall_origin, tolerance=SOCKET_TOLERANCE
             )
-        found.problems += _per_turn(scenario, responder, title)
+        counted, unchecked = _per_turn(scenario, responder, title, policies)
+        found.problems += counted
+        report.lines += unchecked
         if responder.unused:
             found.notes.append(f"{len(responder.unused)} reply(ies) of {responder.label} were never requested")
         report.problems += found.problems
@@ -142,8 +148,10 @@ def _request_lines(groups: list[list[Exchange]]) -> list[str]:
     return lines
 
 
-def _per_turn(scenario: Scenario, responder: Responder, title: str) -> list[Problem]:
-    """Each turn's request count, where the scenario asks for one: a request belongs to
+def _per_turn(scenario: Scenario, responder: Responder, title: str,
+              policies: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
+    """Each turn's request count, where the scenario asks for one (and lines naming the
+    counts not checked, under a policy the clients do not follow): a request belongs to
     the turn whose reply answered it, or that was being served when it came."""
     counts = [0] * len(scenario.turns)
     ends, total = [], 0
@@ -156,11 +164,18 @@ def _per_turn(scenario: Scenario, responder: Responder, title: str) -> list[Prob
         while current < len(ends) - 1 and served > ends[current]:
             current += 1
         counts[current] += 1
-    problems = []
+    problems, unchecked = [], []
     for number, (turn, count) in enumerate(zip(scenario.turns, counts), 1):
-        expected = turn.expect.get("requests")
-        if expected is not None and count != expected:
-            text = f"{title}: turn {number}: expect.requests: expected {expected}, the clients made {count}"
-            line = turn.expect_lines.get("requests")
+        wanted = [("", turn.expect)] + [(f"policies.{name}.", block) for name, block in turn.expect.get("policies", {}).items()]
+        for prefix, block in wanted:
+            why = unmet_policy(prefix.split(".")[1], policies, turn.replies) if prefix else None
+            expected = block.get("requests")
+            if expected is None or count == expected:
+                continue
+            if why is not None:
+                unchecked.append(f"{title}: turn {number}: expect.{prefix}requests not checked ({why}; --policy declares it)")
+                continue
+            text = f"{title}: turn {number}: expect.{prefix}requests: expected {expected}, the clients made {count}"
+            line = turn.expect_lines.get(f"{prefix}requests")
             problems.append(Problem(text, Kind.EXPECTATION, file=str(scenario.path), line=line, turn=number))
-    return problems
+    return problems, unchecked

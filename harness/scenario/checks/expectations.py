@@ -7,7 +7,9 @@ Read from the wire, for every agent: per turn ``requests``, ``end`` (how the tur
 clock for (its own and the SDK's). ``notices``, ``no_notices``, ``text`` and the
 ``transcript`` need the agent's own events, and everything under a ``mini_agent:``
 block is mini_agent's; ``agent_expectations`` checks those where the agent can show
-them, and the outcome lists them as not checked for the others.
+them, and the outcome lists them as not checked for the others. A ``policies.NAME:``
+block (per turn, or for the whole scenario) is checked for an agent that declares the
+policy (``harness.scenario.checks.policies``) and listed as not checked for the others.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from harness.scenario.checks.agent_expectations import (
     transcript_problems,
 )
 from harness.scenario.checks.outcome import Outcome, TurnResult
+from harness.scenario.checks.policies import unmet_policy
 from harness.scenario.checks.wire_view import ToolExchange, tool_exchanges, wire_end
 from harness.scenario.format.problem import Kind, Problem
 
@@ -51,6 +54,16 @@ def check_expectations(outcome: Outcome) -> list[Problem]:
                       for u in _all_problems(outcome, turn, expect[AGENT_BLOCK], exchanges)]
         elif AGENT_BLOCK in expect:
             outcome.not_checked += [f"turn {turn.number}: expect.{AGENT_BLOCK}.{k} (mini_agent only)" for k in expect[AGENT_BLOCK]]
+        for name, block in expect.get("policies", {}).items():
+            why = unmet_policy(name, outcome.policies, spec.replies)
+            if why is not None:
+                outcome.not_checked.append(f"turn {turn.number}: expect.policies.{name} ({why})")
+                continue
+            side = block if events else {k: v for k, v in block.items() if k not in EVENT_KEYS}
+            outcome.not_checked += [f"turn {turn.number}: expect.policies.{name}.{k} (needs agent events)"
+                                    for k in block if k not in side]
+            found += [Unmet(f"policies.{name}.{u.key}", f"policies.{name}.{u.text}")
+                      for u in _all_problems(outcome, turn, side, exchanges)]
         for unmet in found:
             line = _line(spec.expect_lines, unmet.key, spec.line)
             problems.append(_problem(outcome, f"turn {turn.number}: expect.{unmet.text}", line, turn=turn.number))
@@ -106,16 +119,22 @@ def _tool_result_problems(wanted: list[dict[str, Any]], answered: list[ToolExcha
     return problems
 
 
-def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: bool) -> list[Problem]:
+def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: bool, prefix: str = "") -> list[Problem]:
     problems = []
-    lines = outcome.scenario.expect_lines
+    for name, block in expect.get("policies", {}).items():
+        why = unmet_policy(name, outcome.policies, [r for turn in outcome.scenario.turns for r in turn.replies])
+        if why is None:
+            problems += _scenario_problems(outcome, block, mini_agent, f"policies.{name}.")
+        else:
+            outcome.not_checked.append(f"expect.policies.{name} ({why})")
+    lines = {key.removeprefix(prefix): line for key, line in outcome.scenario.expect_lines.items() if key.startswith(prefix)}
     made = sum(len(turn.requests) for turn, _ in zip(outcome.turns, outcome.scenario.turns))  # not the probe's
     if "requests" in expect and made != expect["requests"]:
-        text = f"expect.requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)"
+        text = f"expect.{prefix}requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)"
         problems.append(Problem(text, Kind.EXPECTATION, file=str(outcome.scenario.path), line=lines.get("requests")))
     for name, wanted in expect.get("files", {}).items():
         line = lines.get(f"files.{name}", lines.get("files", 0))
-        problems += [_problem(outcome, f"expect.files.{name}: {p}", line) for p in _file_problems(outcome.files, name, wanted)]
+        problems += [_problem(outcome, f"expect.{prefix}files.{name}: {p}", line) for p in _file_problems(outcome.files, name, wanted)]
     if "transcript" in expect and mini_agent:
         problems += [Problem(text, Kind.EXPECTATION, file=str(outcome.scenario.path), line=lines.get("transcript"))
                      for text in transcript_problems(outcome, expect["transcript"])]

@@ -9,30 +9,38 @@ the wire for any agent:
   (``conversation``: retry, follow-up, rewrite);
 - a retry waits at least what ``retry-after-ms`` / ``retry-after`` asked, counted from
   when the failed answer was over;
-- attempts ≤ ``max_retries`` + 1, when the scenario's settings name ``max_retries``;
+- attempts ≤ the retries an agent declares + 1 (``settings.max_retries`` for one that
+  declares ``honours_max_retries``);
 - no half-streamed text ends a request (models from Claude 4.6 on refuse a final
   assistant message; older ones take it as their own prefill);
 - a tool whose input reached the agent cut or unparseable is not answered with a
   ``tool_result`` that is not an error: the tool would have run on garbage;
-- each turn uses exactly the replies written for it, and one more turn after the last
-  one still works.
+- each turn uses exactly the replies written for it (an agent that stops retrying a
+  transient failure sooner than the script goes, or ends the turn at a tool call cut by
+  ``max_tokens``, is noted unless it declares the policy), and one more turn after the
+  last one still works.
 
 Agent policies are reported, not failed (DESIGN §8): a retry after a 401, a wait far
 beyond what was asked, half-streamed text kept in the history behind a user message that
-asks the model to resume (Claude Code does so on purpose), betas the harness does not know. mini_agent's own
-contract — ``run_turn`` never raises, every turn ends with a ``TurnEnd`` event, no
-backoff over its 30 s cap, no half-streamed text kept — is checked for mini_agent only.
+asks the model to resume (Claude Code does so on purpose), betas the harness does not
+know. What an agent declares it does (``harness_policies``: ``checks.policies``) is
+checked for it: ``never_raises`` (``run_turn`` never raises, every turn ends with a
+``TurnEnd`` event), ``backoff_cap``, ``retry_is_invisible`` (no half-streamed text kept,
+not even behind a resume message).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.oracle.betas import unknown_betas
 from harness.oracle.retry import requested_wait
 from harness.scenario.checks.outcome import Outcome, TurnResult
+from harness.scenario.checks.policies import unmet_policy
 from harness.scenario.checks.wire_view import (
     kept_partial_text,
     retry_waits,
@@ -41,13 +49,16 @@ from harness.scenario.checks.wire_view import (
 )
 from harness.scenario.fake_api.conversation import relation, resends
 from harness.scenario.fake_api.exchange import Exchange
-from harness.scenario.fake_api.served import failed, fatal, rejected_as_invalid
+from harness.scenario.fake_api.served import (
+    failed,
+    fatal,
+    rejected_as_invalid,
+    served_message,
+)
 from harness.scenario.format.problem import Kind, Problem
 from harness.wire.clock import EPOCH_ORIGIN
+from harness.wire.replies import Reply
 
-MINI_AGENT = "mini_agent"
-BACKOFF_CAP = 30.0
-"""mini_agent's longest backoff when the server named no wait (DESIGN §3)."""
 TOLERANCE = 1e-6
 DATE_TOLERANCE = 1.0  # an HTTP date has one-second resolution
 FAR_BEYOND = 60.0  # a wait this much over what was asked (and over twice it) is reported
@@ -69,47 +80,69 @@ class Findings:
 
 def check_invariants(outcome: Outcome) -> Findings:
     """The invariants of every turn of a run, each finding naming the turn and request."""
-    found = run_invariants(outcome.requests, mini_agent=outcome.agent_name == MINI_AGENT)
-    for turn in outcome.turns:
-        found += _turn_invariants(outcome, turn)
+    found = run_invariants(outcome.requests, policies=outcome.policies)
+    for turn, spec in zip(outcome.turns, [*outcome.scenario.turns, None]):
+        found += _turn_invariants(outcome, turn, spec.replies if spec is not None else ())
     return found
 
 
-def _turn_invariants(outcome: Outcome, turn: TurnResult) -> Findings:
+def _turn_invariants(outcome: Outcome, turn: TurnResult, replies: Sequence[Reply]) -> Findings:
     found = Findings()
-    where, mini_agent = turn.label, outcome.agent_name == MINI_AGENT
+    where, never_raises = turn.label, "never_raises" in outcome.policies
 
     def problem(text: str) -> None:
         found.problems.append(Problem(text, Kind.INVARIANT, turn=turn.number))
 
     end = wire_end(turn.requests, interrupted=turn.interrupted)
-    if turn.raised and (mini_agent or end == "end_turn"):
-        problem(f"{where}: run_turn raised {turn.raised}" + ("" if mini_agent else " after the answer came"))
-    elif turn.raised:
+    if turn.raised and not turn.cancelled and (never_raises or end == "end_turn"):
+        problem(f"{where}: run_turn raised {turn.raised}" + ("" if never_raises else " after the answer came"))
+    elif turn.raised and not turn.cancelled:
         found.notes.append(f"{where}: run_turn raised {turn.raised}")
-    if mini_agent and not turn.raised and turn.end is None and not (turn.closed or turn.command):
+    if never_raises and turn.shows_events and not turn.raised and turn.end is None and not (turn.closed or turn.command):
         problem(f"{where}: the turn never sent a TurnEnd event")
     if turn.unused_replies:
         made, served = len(turn.requests), sum(r.reply is not None for r in turn.requests)
         rejected = f", {made - served} of them rejected as invalid" if made > served else ""
-        problem(f"{where} has {served + turn.unused_replies} replies but the agent made {made} request(s){rejected}")
+        text = f"{where} has {served + turn.unused_replies} replies but the agent made {made} request(s){rejected}"
+        stop = _stopped_by_choice(turn.requests)
+        if stop is not None and unmet_policy(stop[0], outcome.policies, replies) is not None:
+            found.notes.append(f"{text}: {stop[1]}")
+        else:
+            problem(text)
     if turn.label == "the probe turn" and not turn.command and end != "end_turn":
         problem(f"the next turn after the scenario does not work: it ended with {turn.raised or end}")
     found += wire_invariants(
         where, turn.requests, max_retries=outcome.max_retries, wall_origin=outcome.wall_origin, turn=turn.number
     )
-    if mini_agent:
-        found.problems += _over_the_cap(where, outcome, turn)
+    if "backoff_cap" in outcome.policies:
+        found.problems += _over_the_cap(where, outcome, turn, float(outcome.policies["backoff_cap"]))
     return found
 
 
-def run_invariants(requests: list[Exchange], *, mini_agent: bool) -> Findings:
+def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:
+    """The policy that governs where the turn stopped, and what the agent did: it gave up
+    retrying a failure it may retry, or ended the turn at a tool call cut by ``max_tokens``."""
+    if not requests:
+        return None
+    last = requests[-1]
+    if failed(last) and not fatal(last):
+        return "retries", "it stopped retrying a transient failure (how often to retry is its own policy)"
+    message = served_message(last)
+    if message and message.get("stop_reason") == "max_tokens" and any(
+            isinstance(block, dict) and block.get("type") == "tool_use" for block in message.get("content") or ()):
+        return ("continues_after_cut_tool_call",
+                "it ended the turn at a tool call cut by max_tokens (whether to go on is its own policy)")
+    return None
+
+
+def run_invariants(requests: list[Exchange], *, policies: Mapping[str, Any]) -> Findings:
     """The checks over a whole run's requests: tools run on broken input, half-streamed
-    text kept (a note when a user message asks the model to go on, except for
-    mini_agent, whose contract forbids keeping it at all), unknown betas."""
+    text kept (a note when a user message asks the model to go on, except for an agent
+    that declares ``retry_is_invisible``), unknown betas."""
     kept, resumed = kept_partial_text(requests)
-    found = Findings(problems=tools_run_on_broken_input(requests) + kept + (resumed if mini_agent else []))
-    found.notes += [] if mini_agent else [str(p) for p in resumed]
+    invisible = "retry_is_invisible" in policies
+    found = Findings(problems=tools_run_on_broken_input(requests) + kept + (resumed if invisible else []))
+    found.notes += [] if invisible else [str(p) for p in resumed]
     unknown = unknown_betas(beta for request in requests for beta in request.betas)
     if unknown:
         found.notes.append(f"betas the harness does not know (their rules are not checked): {', '.join(unknown)}")
@@ -214,15 +247,15 @@ def _is_date(headers: dict[str, str]) -> bool:
     return False
 
 
-def _over_the_cap(where: str, outcome: Outcome, turn: TurnResult) -> list[Problem]:
-    """mini_agent's backoff stays under its cap when the server named no wait."""
+def _over_the_cap(where: str, outcome: Outcome, turn: TurnResult, cap: float) -> list[Problem]:
+    """The backoff stays under the agent's declared cap when the server named no wait."""
     problems = []
     for before, _, waited in retry_waits(turn.requests):
         plan = before.plan
         asked = requested_wait(plan.headers, received_at=outcome.wall_origin) if plan and not plan.connection else None
-        if asked is None and waited > BACKOFF_CAP + TOLERANCE:
+        if asked is None and waited > cap + TOLERANCE:
             problems.append(Problem(
-                f"{where}: slept {waited:.3f}s after request {before.number}, over the {BACKOFF_CAP:g}s cap",
+                f"{where}: slept {waited:.3f}s after request {before.number}, over the {cap:g}s cap",
                 Kind.INVARIANT, turn=turn.number, request=before.number,
             ))
     return problems

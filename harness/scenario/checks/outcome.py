@@ -31,6 +31,7 @@ class TurnResult:
     requests: list[Exchange] = field(default_factory=list)
     unused_replies: int = 0
     raised: str | None = None
+    cancelled: bool = False  # Ctrl+C cancelled an async turn, which let the cancellation through (asyncio's rule)
     interrupted: bool = False
     closed: bool = False  # the runner closed the turn's generator: no TurnEnd can follow
     command: bool = False  # a REPL command (/status): answered without a turn
@@ -74,6 +75,7 @@ class Outcome:
     tool_map: ToolMap = field(default_factory=ToolMap)
     skipped: str | None = None  # why the scenario did not run for this agent
     not_applicable: str | None = None  # why the scenario says nothing about this agent (a tool it lacks …)
+    policies: dict[str, Any] = field(default_factory=dict)  # what the agent declares it follows (``checks.policies``)
 
     @property
     def passed(self) -> bool:

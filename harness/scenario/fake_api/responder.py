@@ -17,7 +17,11 @@ from typing import Any, Iterable, Mapping
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.policy import Pending, Policy
 from harness.scenario.fake_api.refusals import NotJson, OracleCheck
-from harness.scenario.fake_api.script import FinalErrorAgain, ScriptedReplies
+from harness.scenario.fake_api.script import (
+    FailureAgain,
+    FinalErrorAgain,
+    ScriptedReplies,
+)
 from harness.scenario.fake_api.threads import Threads
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.model import DEFAULT_MODEL
@@ -54,7 +58,7 @@ class Responder:
         self.script = ScriptedReplies(replies, label)
         self.policies: list[Policy] = [
             NotJson(), Threads(supported=threads), *([OracleCheck()] if check_requests else []),
-            self.script, FinalErrorAgain(self.script),
+            self.script, FinalErrorAgain(self.script), FailureAgain(self.script),
         ]
 
     def queue(self, replies: Iterable[Reply], label: str) -> None:

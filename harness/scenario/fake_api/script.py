@@ -7,6 +7,9 @@
                       sending the request again cannot change (a 401, a 400,
                       ``x-should-retry: false``): the API answers what it refused the same
                       way again
+    FailureAgain      once those are used up, the last one again when it was a transient
+                      failure, up to ``MORE_ATTEMPTS`` times: an agent that retries longer
+                      than the script goes meets what a busy API gives it, not a missing reply
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Iterable
 from harness.oracle.retry import status_is_retryable
 from harness.scenario.fake_api.capabilities import unmet_need
 from harness.scenario.fake_api.policy import Pending, Policy
+from harness.scenario.fake_api.served import transient
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.wire.api_errors import api_error
 from harness.wire.replies import Reply
@@ -53,6 +57,29 @@ class ScriptedReplies(Policy):
             self.not_applicable = unmet_need(written, pending.record.whole, self.tool_map)
         self.served += 1
         return self.tool_map.reply_for_agent(written)
+
+
+MORE_ATTEMPTS = 10
+"""How many times a used-up queue's transient failure is served again (Claude Code, the
+most persistent client seen, retries an overloaded API ten times)."""
+
+
+class FailureAgain(Policy):
+    """The last reply of a used-up queue once more, a few times, when it was a transient
+    failure (the API is still overloaded)."""
+
+    def __init__(self, script: ScriptedReplies) -> None:
+        self.script = script
+        self.repeated: dict[int, int] = {}  # times served again, by queue
+
+    def pick(self, pending: Pending) -> Reply | None:
+        last = self.script.last_served
+        again = self.repeated.get(id(self.script.replies), 0)
+        if self.script.unused or last is None or not transient(last) or again >= MORE_ATTEMPTS:
+            return None
+        self.repeated = {id(self.script.replies): again + 1}
+        pending.record.repeated = True
+        return self.script.tool_map.reply_for_agent(last)
 
 
 class FinalErrorAgain(Policy):

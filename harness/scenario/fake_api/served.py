@@ -12,8 +12,11 @@ import jiter
 
 from harness.oracle.retry import error_type_is_transient, status_is_retryable
 from harness.scenario.fake_api.exchange import Exchange
+from harness.wire.api_errors import api_error
 from harness.wire.faults.bad_data import BadData
 from harness.wire.faults.error_event import ErrorEvent
+from harness.wire.planner import stream_events
+from harness.wire.replies import Reply
 from harness.wire.sse import encode_event
 from harness.wire.sse_parse import final_message
 
@@ -27,7 +30,7 @@ def failed(request: Exchange) -> bool:
         return True
     if any(fault.breaks_message for fault in reply.faults):
         return True
-    return tool_json_breaks(plan.events)
+    return stream_breaks(plan.events)
 
 
 def fatal(request: Exchange) -> bool:
@@ -46,6 +49,23 @@ def fatal(request: Exchange) -> bool:
     return error_event is not None and not error_type_is_transient(error_event.type)
 
 
+def transient(reply: Reply) -> bool:
+    """Whether an answer is a failure a client may try again: a connection fault, a
+    retryable status, a stream fault that fails the attempt (an ``event: error`` of a
+    transient type), tool input JSON the SDK cannot parse."""
+    if reply.connection is not None:
+        return True
+    if reply.error is not None:
+        return status_is_retryable(api_error(reply.error).status, reply.headers)
+    failures = [fault for fault in reply.faults if fault.role == "failure"]
+    if failures:
+        return all(error_type_is_transient(getattr(fault, "type", "overloaded_error")) for fault in failures)
+    try:
+        return stream_breaks(stream_events(reply, message_id="msg_policy", model="policy"))
+    except ValueError:  # a fault aimed beyond its stream: the run reports it
+        return False
+
+
 def rejected_as_invalid(request: Exchange) -> bool:
     """The API said the request itself is wrong (400 ``invalid_request_error``, in the
     body or in the stream), or refused it by itself (a body that is not JSON, a thread
@@ -59,6 +79,29 @@ def rejected_as_invalid(request: Exchange) -> bool:
     if error_event is not None:
         return error_event.type == "invalid_request_error"
     return reply.error is not None and plan.status == 400
+
+
+def stream_breaks(events: list[dict]) -> bool:
+    """A stream no client can build a message from: an event before ``message_start``, a
+    block's delta or stop before its ``content_block_start`` (the SDK raises
+    ``IndexError``), or tool-input JSON it cannot parse."""
+    return out_of_order(events) or tool_json_breaks(events)
+
+
+def out_of_order(events: list[dict]) -> bool:
+    """Whether an event comes before the event it builds on (the stream's documented order:
+    ``message_start``, then each block's start, deltas and stop)."""
+    started: set[object] = set()
+    kinds = [event.get("type") if isinstance(event, dict) else None for event in events]
+    first = next((kind for kind in kinds if kind != "ping"), "message_start")
+    if first not in ("message_start", "error"):
+        return True
+    for kind, event in zip(kinds, events):
+        if kind == "content_block_start":
+            started.add(event.get("index"))
+        elif kind in ("content_block_delta", "content_block_stop") and event.get("index") not in started:
+            return True
+    return False
 
 
 def tool_json_breaks(events: list[dict]) -> bool:

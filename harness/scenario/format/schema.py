@@ -9,6 +9,7 @@ import functools
 from typing import Any
 
 from harness.scenario.format.pattern import Pattern
+from harness.scenario.format.policy_names import POLICIES
 from harness.scenario.format.spec import (
     Choice,
     Either,
@@ -83,8 +84,17 @@ _TURN_CHECKS = {
     "tool_results": ListOf(Obj({"error": BOOLEAN, "contains": Pattern()}, what="tool result expectation")),
     "text": Pattern("the model text shown in this turn contains this (or matches /regex/)"),
 }
+FILE_EXPECT = Either((STRING, Obj({"contains": Pattern(), "absent": BOOLEAN}, what="file expectation")))
+SCENARIO_CHECKS = {"files": MapOf(FILE_EXPECT), "requests": Scalar("integer", minimum=0)}
+POLICY_CHECKS = Obj(
+    {name: Obj(_TURN_CHECKS, what=f"{name} expectations", description=f"checked for an agent that {kind.summary}")
+     for name, kind in POLICIES.items()},
+    what="policies",
+    description="expectations of a policy, checked only for an agent that declares it (harness_policies)",
+)
 TURN_EXPECT = Obj(
-    {**_TURN_CHECKS, "mini_agent": Obj(_TURN_CHECKS, what="mini_agent expectations", description="checked for mini_agent only")},
+    {**_TURN_CHECKS, "policies": POLICY_CHECKS,
+     "mini_agent": Obj(_TURN_CHECKS, what="mini_agent expectations", description="checked for mini_agent only")},
     what="expect",
 )
 INTERRUPT = Obj(
@@ -96,7 +106,6 @@ INTERRUPT = Obj(
     rules=(lambda i: None if ("at_event" in i) != ("tool" in i) else "an interrupt needs exactly one of: at_event, tool",),
     what="interrupt",
 )
-FILE_EXPECT = Either((STRING, Obj({"contains": Pattern(), "absent": BOOLEAN}, what="file expectation")))
 SETTINGS = Obj(
     {
         "model": STRING,
@@ -146,9 +155,13 @@ def _scenario_spec(kinds: tuple[type[Fault], ...]) -> Obj:
             "turns": ListOf(turn, min_items=1, max_items=MAX_TURNS),
             "expect": Obj(
                 {
-                    "files": MapOf(FILE_EXPECT),
+                    **SCENARIO_CHECKS,
                     "transcript": Scalar("string", "a golden transcript file, relative to the scenario"),
-                    "requests": Scalar("integer", minimum=0),
+                    "policies": Obj(
+                        {name: Obj(SCENARIO_CHECKS, what=f"{name} expectations") for name in POLICIES},
+                        what="policies",
+                        description="expectations of a policy, checked only for an agent that declares it",
+                    ),
                 },
                 what="expect",
             ),

@@ -8,7 +8,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import httpx2
 
@@ -18,8 +18,9 @@ from harness.agents.driver import TurnDriver
 from harness.agents.events import ToolCall
 from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.scenario.checks.expectations import check_expectations
-from harness.scenario.checks.invariants import MINI_AGENT, check_invariants
+from harness.scenario.checks.invariants import check_invariants
 from harness.scenario.checks.outcome import Outcome, TurnResult
+from harness.scenario.checks.policies import declared_policies
 from harness.scenario.fake_api.clients import TEST_API_KEY, scenario_clients
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.tool_map import ToolMap
@@ -39,7 +40,6 @@ from harness.wire.replies import Reply
 PROBE_LINE = "Are you still there?"
 PROBE_REPLY = Reply(message={"text": "Still here."})
 MAX_FILE_SNAPSHOT = 1_000_000
-MINI_AGENT_MAX_RETRIES = 5  # mini_agent's own default, checked when a scenario names none
 
 
 def run_scenario(
@@ -82,6 +82,7 @@ def run_scenario(
             if scenario.agent is not None and scenario.agent != name:
                 return _skipped(scenario, name, f"{scenario.agent}'s scenario")
             responder.tool_map = ToolMap(getattr(under_test, "tool_map", None))
+            policies = declared_policies(under_test)
             turns = list(scenario.turns)
             if scenario.probe:
                 turns.append(Turn(PROBE_LINE, (PROBE_REPLY,), expect={"end": "end_turn"}))
@@ -100,11 +101,12 @@ def run_scenario(
         getattr(under_test, "messages", None),
         files,
         text,
-        scenario.settings.get("max_retries", MINI_AGENT_MAX_RETRIES if name == MINI_AGENT else None),
+        attempt_limit(scenario.settings, policies),
         clock.now(),
         agent_name=name,
         wall_origin=clock.wall_origin,
         tool_map=responder.tool_map,
+        policies=policies,
     )
     outcome.not_applicable = responder.not_applicable
     if outcome.not_applicable is not None:  # the agent could not meet the scenario: nothing it did is judged
@@ -119,6 +121,15 @@ def _in_turns(problems: list[Problem], turns: list[TurnResult]) -> list[Problem]
     """Each problem about a request also names the turn the request was made in."""
     turn_of = {request.number: turn.number for turn in turns for request in turn.requests}
     return [replace(p, turn=turn_of.get(p.request)) if p.turn is None and p.request is not None else p for p in problems]
+
+
+def attempt_limit(settings: Mapping[str, Any], policies: Mapping[str, Any]) -> int | None:
+    """The most retries of one request the run may see: the scenario's ``max_retries``
+    for an agent that honours it, else the number an agent that retries declares; None
+    for an agent that declares neither (how often to retry is its own business)."""
+    if "honours_max_retries" in policies and "max_retries" in settings:
+        return int(settings["max_retries"])
+    return policies.get("retries")
 
 
 def _skipped(scenario: Scenario, name: str | None, why: str) -> Outcome:
@@ -188,6 +199,7 @@ def _events(agent: Any, driver: TurnDriver, turn: Turn, record: TurnResult) -> I
                     return
     except BaseException as error:  # the invariant "run_turn never raises" reports it
         record.raised = f"{type(error).__name__}: {error}"
+        record.cancelled = driver.cancelled
 
 
 def _hits(interrupt: Any, count: int, event: Any) -> bool:

@@ -55,7 +55,7 @@ class WireSession:
     def problems(self) -> list[Problem]:
         """Every broken invariant and expectation so far."""
         self._end_turn()
-        problems = list(self.responder.problems) + run_invariants(self.responder.requests, mini_agent=False).problems
+        problems = list(self.responder.problems) + run_invariants(self.responder.requests, policies={}).problems
         max_retries = self.scenario.settings.get("max_retries")
         for number, (first, last) in enumerate(self._marks, 1):
             requests = [r for r in self.responder.requests if first <= r.mark <= last]
