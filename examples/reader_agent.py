@@ -10,7 +10,8 @@ It shares nothing with mini_agent or careful_agent: written from scratch on
 * a message goes into the history only once its stream is complete (``message_stop``);
   a broken or unfinished stream is thrown away and the request sent again, unchanged;
 * every ``tool_use`` gets its ``tool_result``, also when the turn stops early; a tool
-  call cut off by ``max_tokens`` is answered with an error and the turn ends there.
+  call in an answer that did not stop for it (cut off by ``max_tokens``, a refusal) is
+  answered with an error, not run, and the turn ends there.
 
     agent = make_agent(ctx)                        # ctx: harness.agents.AgentContext
     text = asyncio.run(agent.run_turn("What does notes.txt say?"))
@@ -32,7 +33,7 @@ MAX_TOKENS = 4096
 MAX_ATTEMPTS = 4
 MAX_STEPS = 12
 TRANSIENT_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
-TRANSIENT_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error"})
+TRANSIENT_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
 TOOLS = [
     {
         "name": "open_file",
@@ -79,9 +80,9 @@ class ReaderAgent:
                 calls = [block for block in content if block["type"] == "tool_use"]
                 if message.stop_reason == "pause_turn":
                     continue
-                if message.stop_reason == "max_tokens" and calls:
-                    self._answer(calls, lambda call: ("cut off by the token limit: not run", True))
-                    return "The answer was cut off inside a tool call."
+                if message.stop_reason != "tool_use" and calls:  # cut by max_tokens, or a refusal: not to be run
+                    self._answer(calls, lambda call: (f"not run: the answer stopped ({message.stop_reason})", True))
+                    return f"The answer stopped inside a tool call ({message.stop_reason})."
                 if not calls:
                     return "".join(block.get("text", "") for block in content)
                 self._answer(calls, self._use)

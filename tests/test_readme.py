@@ -215,3 +215,16 @@ def test_claims(fault_api, tmp_path):
 '''})
     result = pytester.runpytest("-p", "harness.pytest_plugin", "-p", "no:hypothesispytest", "sub")
     result.assert_outcomes(passed=1)
+
+
+def test_the_policy_table_names_every_policy_and_the_example_declares_them_as_the_harness_reads_them():
+    from harness.scenario.checks.policies import declared_policies
+    from harness.scenario.format.policy_names import POLICIES
+
+    section = README.split("### What an agent may choose: policies\n", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| `(\w+)(?:: \w+)?` \|", section, re.M)
+    assert listed == list(POLICIES)
+    [block] = [b for b in blocks("python") if "harness_policies" in b]
+    namespace: dict = {}
+    exec(block, namespace)
+    assert declared_policies(namespace["MyAgent"]()) == {"retries": 4, "gives_up_on_final_errors": True, "never_raises": True}

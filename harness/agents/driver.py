@@ -85,21 +85,27 @@ class TurnDriver:
             self._loop = None
 
     def _complete(self, coroutine: Any) -> None:
-        """Run one async turn to its end; the first Ctrl+C meanwhile cancels it, a second
-        one raises KeyboardInterrupt where the loop is."""
+        """Run one async turn to its end; the first Ctrl+C meanwhile cancels it (the handler
+        that was there still hears it, its KeyboardInterrupt held back), a second one goes
+        to that handler alone."""
         task = self.loop.create_task(coroutine)
         presses = 0
+        previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+        hearing = callable(previous)  # not ignored, not the C default
 
         def cancel(signum: int, frame: Any) -> None:
             nonlocal presses
             presses += 1
             if presses > 1 or task.done():
-                raise KeyboardInterrupt
+                previous(signum, frame)
+                return
+            try:
+                previous(signum, frame)  # a counter of presses counts this one too
+            except KeyboardInterrupt:
+                pass
             task.cancel()
             self.loop.call_soon_threadsafe(lambda: None)  # wake the loop to deliver it
 
-        hearing = threading.current_thread() is threading.main_thread() \
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
         if hearing:
             signal.signal(signal.SIGINT, cancel)
         try:
@@ -111,7 +117,7 @@ class TurnDriver:
             raise KeyboardInterrupt("Ctrl+C cancelled the turn, which let the cancellation through (asyncio's rule)") from None
         finally:
             if hearing:
-                signal.signal(signal.SIGINT, signal.default_int_handler)
+                signal.signal(signal.SIGINT, previous)
 
     def _async_events(self, events: Any) -> Iterator[Any]:
         while True:

@@ -26,7 +26,9 @@ from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.faults.stall import Stall
 from harness.wire.replies import CONNECTION_FAULTS, Reply
 
-GIVE_UP_RETRY_AFTER = "10000000"  # seconds: over any budget a generated scenario sets
+GIVE_UP_RETRY_AFTER = "2600000"
+"""Seconds (30 days, as a monthly spend cap may ask): over any budget a generated scenario
+sets, and under the longest wait a client can sleep (the SDK caps its sleep at 2**32 ms)."""
 READ_TIMEOUT = 600.0
 """The read timeout a generated scenario's agent runs with (the SDK's default)."""
 _HTML_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
@@ -78,9 +80,14 @@ def _retry_headers() -> SearchStrategy[dict[str, str]]:
     )
 
 
+GATEWAY_STATUSES = (502, 503, 504)
+"""What a proxy in front of the API answers by itself (an HTML 502 page, a 503, a gateway
+timeout): with the API's own errors, every status a client can meet there."""
+
+
 @functools.cache
 def _error_names_or_statuses() -> SearchStrategy[str | int]:
-    return st.sampled_from(sorted(API_ERRORS)) | st.integers(400, 599)
+    return st.sampled_from(sorted(API_ERRORS)) | st.sampled_from(GATEWAY_STATUSES)
 
 
 @functools.cache

@@ -58,7 +58,7 @@ def replies(
             message["stop_reason"] = stop
         if stop == "stop_sequence":
             message["stop_sequence"] = draw(st.sampled_from(["\n\nHuman:", "END", "###"]))
-        if stop in ("refusal", "end_turn") and draw(st.integers(0, 9)) == 0:  # a tool call that will never run
+        if stop == "refusal" and draw(st.integers(0, 4)) == 0:  # a refusal in the middle of a tool call: never run
             message["tool_use"] = draw(st.lists(tool_calls(tools=tools), min_size=1, max_size=1))
             message["stop_reason"] = stop
     if "tool_use" in message and draw(st.integers(0, 5)) == 0:

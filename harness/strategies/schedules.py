@@ -19,7 +19,9 @@ from harness.strategies.faults import (
 )
 from harness.strategies.replies import END_REASONS, event_count, replies
 from harness.strategies.tool_calls import ToolLike
+from harness.wire.api_errors import api_error
 from harness.wire.faults import interrupt
+from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.replies import Reply
 
 MAX_RETRIES = 5
@@ -51,17 +53,20 @@ class Schedule:
     budget: float = 0.0  # the longest a request's retries may take, in virtual seconds
     answers: tuple[int, ...] = ()  # positions of the complete answers in ``replies``
     interrupt: Interrupt | None = None
-    policy: bool = False  # the outcome hangs on mini_agent's retry budget, not on the API's rules
+    needs: tuple[str, ...] = ()  # the policies the outcome hangs on, outermost first ("mini_agent": its retry budget)
 
     def turn(self, user: str) -> Turn:
-        """The Turn, with ``expect`` saying what the schedule foretells (under
-        ``mini_agent:`` when that hangs on mini_agent's own retry budget)."""
+        """The Turn, with ``expect`` saying what the schedule foretells, under the policies
+        it hangs on (``policies.retries`` for a turn that needs retries, nested for two),
+        or under ``mini_agent:`` when it hangs on mini_agent's own retry budget."""
         expect: dict[str, Any] = {}
         if self.requests is not None:
             expect["requests"] = self.requests
         if self.end is not None:
             expect["end"] = self.end
-        return Turn(user, self.replies, self.interrupt, {"mini_agent": expect} if self.policy and expect else expect)
+        for name in reversed(self.needs if expect else ()):
+            expect = {"mini_agent": expect} if name == "mini_agent" else {"policies": {name: expect}}
+        return Turn(user, self.replies, self.interrupt, expect)
 
     @property
     def tools_run(self) -> list[str]:
@@ -165,6 +170,7 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
     served: list[Reply] = []
     positions: list[int] = []
     budget = 0.0
+    retried = cut = False
     for faults_before, answer in zip(slots, answers):
         attempt, elapsed = 0, 0.0
         for fault in faults_before:
@@ -175,16 +181,38 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
             delay = effect.retry_after if effect.retry_after is not None else min(30.0, 2.0 ** (attempt - 1))
             gives_up = fault.headers.get("retry-after") == GIVE_UP_RETRY_AFTER
             if not effect.retryable or attempt > max_retries or gives_up:
-                policy = gives_up and effect.retryable and attempt <= max_retries
-                return Schedule(tuple(served), len(served), "error", budget, tuple(positions), policy=policy)
+                before = (("retries",) if retried else ()) + (("continues_after_cut_tool_call",) if cut else ())
+                if gives_up and effect.retryable and attempt <= max_retries:
+                    needs: tuple[str, ...] = ("mini_agent",)
+                elif effect.retryable:  # one retry too many: how many is the scenario's max_retries
+                    needs = tuple(n for n in before if n != "retries") + ("honours_max_retries",)
+                else:
+                    needs = before + (() if _final_for_every_agent(fault) else ("gives_up_on_final_errors",))
+                return Schedule(tuple(served), len(served), "error", budget, tuple(positions), needs=needs)
+            retried = True
             elapsed += delay
             budget = max(budget, elapsed)
         positions.append(len(served))
         served.append(answer)
         end = turn_end(answer)
         if end is not None:
-            return Schedule(tuple(served), len(served), end, budget, tuple(positions))
+            needs = (("retries",) if retried else ()) + (("continues_after_cut_tool_call",) if cut else ())
+            return Schedule(tuple(served), len(served), end, budget, tuple(positions), needs=needs)
+        cut = cut or (answer.message or {}).get("stop_reason") == "max_tokens"  # a tool call cut short: the turn went on
     raise AssertionError("the last answer of a schedule must end the turn")
+
+
+def _final_for_every_agent(fault: Reply) -> bool:
+    """A failure after which no agent may send anything more in the turn: the API said the
+    request is invalid (a 400, or ``invalid_request_error`` in the stream), or
+    ``x-should-retry: false``. After another final error (a 401, a 404 …) a second try is
+    the agent's choice."""
+    if fault.headers.get("x-should-retry") == "false":
+        return True
+    error_event = fault.fault(ErrorEvent)
+    if error_event is not None:
+        return error_event.type == "invalid_request_error"
+    return fault.error is not None and api_error(fault.error).status == 400
 
 
 INTERRUPTION_KINDS = ("stream", "event", "tool")

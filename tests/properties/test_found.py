@@ -198,6 +198,34 @@ def test_a_broken_agent_is_caught_and_saved_as_a_scenario_harness_run_replays(
     assert cli.main(["run", str(saved)]) == 0  # mini_agent itself repairs the history
 
 
+def forgetful_agent(ctx):
+    """The forgetful agent, as a factory ``--agent`` can name."""
+    return forgetful(ctx.settings)(ctx)
+
+
+def test_a_counterexample_found_against_another_agent_replays_against_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(FOUND_DIR_VARIABLE, str(tmp_path))
+
+    @settings(max_examples=100, derandomize=True, database=None, report_multiple_bugs=False)
+    @given(ctrl_c_as_a_tool_is_called())
+    def history_stays_valid(scenario: Scenario) -> None:
+        run_and_record(scenario, agent=forgetful_agent)
+
+    with pytest.raises(Counterexample) as caught:
+        history_stays_valid()
+    name = f"{forgetful_agent.__module__}:forgetful_agent"
+    hint = f"replay it with: harness run {caught.value.path} --agent {name}"
+    assert hint in str(caught.value)
+    saved = caught.value.path.read_text(encoding="utf-8")
+    assert saved.startswith(f"# {hint}\n") and f"against {name}: " in load_scenario(caught.value.path).about
+    capsys.readouterr()
+    assert cli.main(["run", str(caught.value.path), "--agent", name]) == 1  # the hint fails as the property did
+    assert "tool_use" in capsys.readouterr().out
+    assert cli.main(["run", str(caught.value.path)]) == 0  # without --agent, mini_agent passes: the hint needs it
+
+
 # -- the folder can be named on the command line -------------------------------------------
 
 pytest_plugins = ["pytester"]

@@ -20,6 +20,11 @@ from harness.agents.events import ToolCall, TurnEnd
 from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.oracle import check_history
 from harness.scenario.checks.invariants import wire_invariants
+from harness.scenario.checks.policies import (
+    applicable,
+    attempt_limit,
+    declared_policies,
+)
 from harness.scenario.checks.wire_view import kept_partial_text, wire_end
 from harness.scenario.fake_api.clients import TEST_API_KEY, scenario_clients
 from harness.scenario.fake_api.responder import Responder
@@ -27,7 +32,7 @@ from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.scenario.format.model import Scenario, Turn
 from harness.scenario.format.problem import Kind, Problem
-from harness.scenario.run.found import save_counterexample
+from harness.scenario.run.found import replay_command, save_counterexample
 from harness.strategies import (
     BIG_BUDGET,
     INTERRUPTION_KINDS,
@@ -76,6 +81,7 @@ class AgentSession(RuleBasedStateMachine):
         self.driver = TurnDriver()
         self.agent = self.driver.build(load_factory(AGENT or DEFAULT_AGENT), ctx)
         self.responder.tool_map = ToolMap(getattr(self.agent, "tool_map", None))
+        self.policies = declared_policies(self.agent)
 
     def teardown(self) -> None:
         self.driver.close()
@@ -104,13 +110,13 @@ class AgentSession(RuleBasedStateMachine):
     def history_is_valid(self) -> None:
         problems = list(self.responder.problems) + kept_partial_text(self.responder.requests)[0]
         if getattr(self.agent, "messages", None):  # an agent that shows its history: check it as it is now
-            problems += [Problem(str(v), Kind.API_RULE) for v in check_history(self.agent.messages)]
+            problems += [Problem(str(v), Kind.API_RULE) for v in check_history(next_request(self.agent.messages))]
         self.fail_on(problems)
 
     def fail_on(self, problems: list[Problem]) -> None:
         if problems:
-            path = save_counterexample(self.scenario, problems)
-            raise AssertionError("\n".join([*map(str, problems), f"saved as {path}" if path else ""]))
+            path = save_counterexample(self.scenario, problems, agent=AGENT)
+            raise AssertionError("\n".join([*map(str, problems), f"saved as {path}; {replay_command(path, AGENT)}" if path else ""]))
 
     # -- driving a turn ---------------------------------------------------------------
 
@@ -129,8 +135,10 @@ class AgentSession(RuleBasedStateMachine):
             turn = replace(turn, replies=turn.replies[: len(requests)])  # Ctrl+C came first: replay without the rest
         self.scenario = replace(self.scenario, turns=(*self.scenario.turns, turn))
         where = f"turn {len(self.scenario.turns)}"
-        problems = wire_invariants(where, requests, max_retries=MAX_RETRIES, wall_origin=self.responder.clock.wall_origin).problems
-        expect = {**turn.expect, **(turn.expect.get("mini_agent", {}) if AGENT_EVENTS else {})}
+        limit = attempt_limit(self.scenario.settings, self.policies)
+        problems = wire_invariants(where, requests, max_retries=limit, wall_origin=self.responder.clock.wall_origin).problems
+        expect = applicable(turn.expect, self.policies, turn.replies)
+        expect.update(expect.pop("mini_agent", {}) if AGENT_EVENTS else {})
         ends = [e.reason for e in events if isinstance(e, TurnEnd)]
         found: list[str] = []
         if AGENT_EVENTS:
@@ -143,6 +151,26 @@ class AgentSession(RuleBasedStateMachine):
         if "end" in expect and ended != expect["end"] and ends[-1:] != [expect["end"]]:
             found.append(f"the turn ended {ends or ended}, the schedule foretold {turn.expect}")
         self.fail_on(problems + [Problem(text, Kind.PROPERTY) for text in found])
+
+
+def next_request(history: list[Any]) -> list[Any]:
+    """The messages of the agent's next request: its history as sent, and the next user
+    line after an assistant message (a history between turns is not a prefill)."""
+    messages = as_sent(list(history))
+    last = messages[-1] if messages else None
+    return messages + [{"role": "user", "content": "Are you still there?"}] if isinstance(last, dict) and last.get("role") == "assistant" else messages
+
+
+def as_sent(value: Any) -> Any:
+    """The history as a client would send it: the SDK's content objects (which an agent may
+    keep as they came) as the JSON they become on the wire."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", exclude_none=True, warnings=False)
+    if isinstance(value, dict):
+        return {key: as_sent(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_sent(item) for item in value]
+    return value
 
 
 def drive(agent: Any, driver: TurnDriver, turn: Turn) -> Iterator[Any]:

@@ -54,21 +54,32 @@ def check_expectations(outcome: Outcome) -> list[Problem]:
                       for u in _all_problems(outcome, turn, expect[AGENT_BLOCK], exchanges)]
         elif AGENT_BLOCK in expect:
             outcome.not_checked += [f"turn {turn.number}: expect.{AGENT_BLOCK}.{k} (mini_agent only)" for k in expect[AGENT_BLOCK]]
-        for name, block in expect.get("policies", {}).items():
-            why = unmet_policy(name, outcome.policies, spec.replies)
-            if why is not None:
-                outcome.not_checked.append(f"turn {turn.number}: expect.policies.{name} ({why})")
-                continue
-            side = block if events else {k: v for k, v in block.items() if k not in EVENT_KEYS}
-            outcome.not_checked += [f"turn {turn.number}: expect.policies.{name}.{k} (needs agent events)"
-                                    for k in block if k not in side]
-            found += [Unmet(f"policies.{name}.{u.key}", f"policies.{name}.{u.text}")
-                      for u in _all_problems(outcome, turn, side, exchanges)]
+        found += _policy_problems(outcome, turn, expect, "", exchanges, events)
         for unmet in found:
             line = _line(spec.expect_lines, unmet.key, spec.line)
             problems.append(_problem(outcome, f"turn {turn.number}: expect.{unmet.text}", line, turn=turn.number))
     problems += _scenario_problems(outcome, outcome.scenario.expect, mini_agent)
     return problems
+
+
+def _policy_problems(outcome: Outcome, turn: TurnResult, expect: dict[str, Any], prefix: str,
+                     exchanges: list[ToolExchange], events: bool) -> list[Unmet]:
+    """A turn's ``policies.NAME`` blocks (and the blocks nested in them, for what hangs on
+    two policies at once), each checked when the agent declares its policies."""
+    found = []
+    replies = outcome.scenario.turns[turn.number - 1].replies
+    for name, block in expect.get("policies", {}).items():
+        path = f"{prefix}policies.{name}"
+        why = unmet_policy(name, outcome.policies, replies)
+        if why is not None:
+            outcome.not_checked.append(f"turn {turn.number}: expect.{path} ({why})")
+            continue
+        plain = {k: v for k, v in block.items() if k != "policies"}
+        side = plain if events else {k: v for k, v in plain.items() if k not in EVENT_KEYS}
+        outcome.not_checked += [f"turn {turn.number}: expect.{path}.{k} (needs agent events)" for k in plain if k not in side]
+        found += [Unmet(f"{path}.{u.key}", f"{path}.{u.text}") for u in _all_problems(outcome, turn, side, exchanges)]
+        found += _policy_problems(outcome, turn, block, f"{path}.", exchanges, events)
+    return found
 
 
 def _line(lines: dict[str, int], key: str, fallback: int) -> int:
@@ -124,9 +135,9 @@ def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: boo
     for name, block in expect.get("policies", {}).items():
         why = unmet_policy(name, outcome.policies, [r for turn in outcome.scenario.turns for r in turn.replies])
         if why is None:
-            problems += _scenario_problems(outcome, block, mini_agent, f"policies.{name}.")
+            problems += _scenario_problems(outcome, block, mini_agent, f"{prefix}policies.{name}.")
         else:
-            outcome.not_checked.append(f"expect.policies.{name} ({why})")
+            outcome.not_checked.append(f"expect.{prefix}policies.{name} ({why})")
     lines = {key.removeprefix(prefix): line for key, line in outcome.scenario.expect_lines.items() if key.startswith(prefix)}
     made = sum(len(turn.requests) for turn, _ in zip(outcome.turns, outcome.scenario.turns))  # not the probe's
     if "requests" in expect and made != expect["requests"]:

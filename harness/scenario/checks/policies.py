@@ -70,3 +70,23 @@ def unmet_policy(name: str, policies: Mapping[str, Any], replies: Iterable[Reply
     if name == "retries" and policies[name] < (needed := needed_retries(replies)):
         return f"the agent retries {policies[name]} times at most; the turn needs {needed}"
     return None
+
+
+def applicable(expect: Mapping[str, Any], policies: Mapping[str, Any], replies: Iterable[Reply]) -> dict[str, Any]:
+    """A turn's expectations as they apply to an agent with these policies: the plain keys,
+    then those of each ``policies.NAME`` block (nested ones too) whose policies it declares."""
+    replies = list(replies)
+    found = {k: v for k, v in expect.items() if k != "policies"}
+    for name, block in (expect.get("policies") or {}).items():
+        if unmet_policy(name, policies, replies) is None:
+            found.update(applicable(block, policies, replies))
+    return found
+
+
+def attempt_limit(settings: Mapping[str, Any], policies: Mapping[str, Any]) -> int | None:
+    """The most retries of one request the run may see: the scenario's ``max_retries``
+    for an agent that honours it, else the number an agent that retries declares; None
+    for an agent that declares neither (how often to retry is its own business)."""
+    if "honours_max_retries" in policies and "max_retries" in settings:
+        return int(settings["max_retries"])
+    return policies.get("retries")

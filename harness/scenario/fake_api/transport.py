@@ -7,6 +7,9 @@ thing; the SDK wraps them (before the response) or lets them through (mid-body).
 
 from __future__ import annotations
 
+import asyncio
+import signal
+import threading
 from typing import AsyncIterator, Callable, Iterable, Iterator
 
 import httpx2
@@ -56,8 +59,17 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
                 self.on_end()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self:  # the sync walk never blocks: time is virtual
-            yield chunk
+        try:
+            for chunk in self:  # the sync walk never blocks: time is virtual
+                yield chunk
+        except KeyboardInterrupt:
+            # Ctrl+C as a terminal delivers it: the signal itself, so that an async turn run
+            # as asyncio.run runs it is cancelled at this await (without such a handler the
+            # signal raises KeyboardInterrupt right here, as before)
+            if threading.current_thread() is threading.main_thread():
+                signal.raise_signal(signal.SIGINT)
+                await asyncio.sleep(0)
+            raise
 
 
 def raise_ending(plan: WirePlan, clock: VirtualClock) -> None:

@@ -7,7 +7,7 @@ for an agent that declares the policy and listed as not checked for any other.
 | policy | what an agent that declares it does |
 |---|---|
 | ``retries: N`` | retries a transient failure (529, 429, 408, 409, a 5xx, a lost, refused or timed-out connection, a broken, stalled or unfinished stream) until the answer comes, up to N retries of one request; a turn that needs more is not checked |
-| ``honours_max_retries`` | makes at most ``settings.max_retries`` + 1 attempts at one request when a scenario sets it |
+| ``honours_max_retries`` | takes a scenario's ``settings.max_retries`` as its number of retries: retries a transient failure that often, no more, no fewer |
 | ``gives_up_on_final_errors`` | sends nothing more in a turn after a 400, 401, 403, 404 or 413 |
 | ``timeout_result_is_data`` | gives a command that outlived its timeout back as a tool result that is not an error |
 | ``continues_after_cut_tool_call`` | answers a tool call cut off by ``max_tokens`` with an error result and goes on with the turn |
@@ -38,7 +38,7 @@ class PolicyKind:
 
 POLICIES = {kind.name: kind for kind in (
     PolicyKind("retries", "retries a transient failure until the answer comes", "retries of one request at most"),
-    PolicyKind("honours_max_retries", "makes at most settings.max_retries + 1 attempts at one request"),
+    PolicyKind("honours_max_retries", "retries a transient failure as often as settings.max_retries says, no more"),
     PolicyKind("gives_up_on_final_errors", "sends nothing more in a turn after a 400, 401, 403, 404 or 413"),
     PolicyKind("timeout_result_is_data", "gives a timed-out command back as a tool result that is not an error"),
     PolicyKind("continues_after_cut_tool_call", "answers a tool call cut by max_tokens with an error and goes on"),

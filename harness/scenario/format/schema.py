@@ -86,12 +86,22 @@ _TURN_CHECKS = {
 }
 FILE_EXPECT = Either((STRING, Obj({"contains": Pattern(), "absent": BOOLEAN}, what="file expectation")))
 SCENARIO_CHECKS = {"files": MapOf(FILE_EXPECT), "requests": Scalar("integer", minimum=0)}
-POLICY_CHECKS = Obj(
-    {name: Obj(_TURN_CHECKS, what=f"{name} expectations", description=f"checked for an agent that {kind.summary}")
-     for name, kind in POLICIES.items()},
-    what="policies",
-    description="expectations of a policy, checked only for an agent that declares it (harness_policies)",
-)
+
+
+def policy_blocks(checks: dict[str, Any], depth: int = 3) -> Obj:
+    """``policies:``: a block of expectations per policy, checked only for an agent that
+    declares it; a block may hold a ``policies:`` of its own (``depth`` levels in all) for
+    what hangs on several policies at once."""
+    inner = {"policies": policy_blocks(checks, depth - 1)} if depth > 1 else {}
+    return Obj(
+        {name: Obj({**checks, **inner}, what=f"{name} expectations", description=f"checked for an agent that {kind.summary}")
+         for name, kind in POLICIES.items()},
+        what="policies",
+        description="expectations of a policy, checked only for an agent that declares it (harness_policies)",
+    )
+
+
+POLICY_CHECKS = policy_blocks(_TURN_CHECKS)
 TURN_EXPECT = Obj(
     {**_TURN_CHECKS, "policies": POLICY_CHECKS,
      "mini_agent": Obj(_TURN_CHECKS, what="mini_agent expectations", description="checked for mini_agent only")},
@@ -157,11 +167,7 @@ def _scenario_spec(kinds: tuple[type[Fault], ...]) -> Obj:
                 {
                     **SCENARIO_CHECKS,
                     "transcript": Scalar("string", "a golden transcript file, relative to the scenario"),
-                    "policies": Obj(
-                        {name: Obj(SCENARIO_CHECKS, what=f"{name} expectations") for name in POLICIES},
-                        what="policies",
-                        description="expectations of a policy, checked only for an agent that declares it",
-                    ),
+                    "policies": policy_blocks(SCENARIO_CHECKS),
                 },
                 what="expect",
             ),

@@ -16,18 +16,20 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from harness.agents.base import AgentFactory
 from harness.scenario.checks.outcome import Outcome
-from harness.scenario.format.dump import dump_scenario, write_scenario
+from harness.scenario.format.dump import dump_scenario
 from harness.scenario.format.model import Scenario
 from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
 from harness.wire.errors import HarnessError
+from harness.wire.files import write_atomically
 
 FOUND_DIR_VARIABLE = "HARNESS_FOUND_DIR"
 TIMELINE_LINES = 16
@@ -69,6 +71,7 @@ def run_and_record(
     def run(scenario: Scenario) -> Outcome:
         return run_scenario(scenario, agent=factory_for(scenario) if factory_for else agent)
 
+    named = agent_name(factory_for(scenario) if factory_for else agent)
     try:
         outcome = run(scenario)
         if settle and (settled := settled_scenario(outcome)) is not None:
@@ -78,19 +81,32 @@ def run_and_record(
         problems = [] if moot else outcome.problems + [_as_problem(p) for check in checks for p in check(outcome)]
     except Exception as error:
         crash = Problem(f"the run raised {type(error).__name__}: {error}", Kind.HARNESS)
-        path = save_counterexample(scenario, [crash], folder=folder)
-        raise Counterexample(f"running the scenario raised; {_where(path)}", path) from error
+        path = save_counterexample(scenario, [crash], folder=folder, agent=named)
+        raise Counterexample(f"running the scenario raised; {_where(path, named)}", path) from error
     if problems:
-        path = save_counterexample(scenario, problems, folder=folder)
-        raise Counterexample(counterexample_text(scenario, outcome, problems, path), path)
+        path = save_counterexample(scenario, problems, folder=folder, agent=named)
+        raise Counterexample(counterexample_text(scenario, outcome, problems, path, agent=named), path)
     return outcome
+
+
+def agent_name(agent: str | AgentFactory | None) -> str | None:
+    """The ``MODULE:FACTORY`` that ``--agent`` takes to build this agent again; None for
+    the default agent, or for a factory that cannot be named (a lambda, a local function,
+    one defined in ``__main__``)."""
+    if agent is None or isinstance(agent, str):
+        return agent
+    module, qualname = getattr(agent, "__module__", None), getattr(agent, "__qualname__", "")
+    if not module or module == "__main__" or not qualname or "<" in qualname:
+        return None
+    return f"{module}:{qualname}"
 
 
 def _as_problem(found: Problem | str) -> Problem:
     return found if isinstance(found, Problem) else Problem(found, Kind.PROPERTY)
 
 
-def counterexample_text(scenario: Scenario, outcome: Outcome, problems: Sequence[Problem], path: Path | None) -> str:
+def counterexample_text(scenario: Scenario, outcome: Outcome, problems: Sequence[Problem], path: Path | None,
+                        *, agent: str | None = None) -> str:
     """A failure in about forty lines: the problems, the scenario as YAML (ready for
     ``scenarios/regressions/``) and the timeline, cut down around what went wrong."""
     yaml_text = dump_scenario(replace(scenario, name="regression", about=str(problems[0])[:200]))
@@ -102,7 +118,7 @@ def counterexample_text(scenario: Scenario, outcome: Outcome, problems: Sequence
         *(f"  ✗ {str(p).splitlines()[0]}" for p in problems[:6]),
         "", "the scenario:", *("  " + line for line in yaml_text.splitlines()),
         "", "the run:", *timeline,
-        *([_where(path)] if path else []),
+        *([_where(path, agent)] if path else []),
     ])
 
 
@@ -119,20 +135,25 @@ def settled_scenario(outcome: Outcome) -> Scenario | None:
     return replace(outcome.scenario, turns=tuple(turns)) if changed else None
 
 
-def save_counterexample(scenario: Scenario, problems: Sequence[Problem], *, folder: Path | None = None) -> Path | None:
-    """Write ``scenario`` (named after the running test, its first problem in ``about``)
+def save_counterexample(scenario: Scenario, problems: Sequence[Problem], *, folder: Path | None = None,
+                        agent: str | None = None) -> Path | None:
+    """Write ``scenario`` (named after the running test, its first problem and the agent it
+    was found against in ``about``, the command that replays it in a first comment line)
     into ``folder``; under hypothesis only for the final, shrunk example."""
     if not _final_example():
         return None
     test = _current_test()
     first = str(problems[0]) if problems else "a problem"
+    against = f" against {agent}" if agent else ""
     named = replace(
         scenario,
         name=f"found-{test}",
-        about=f"Found by {os.environ.get('PYTEST_CURRENT_TEST', test).removesuffix(' (call)')}: {first}",
+        about=f"Found by {os.environ.get('PYTEST_CURRENT_TEST', test).removesuffix(' (call)')}{against}: {first}",
     )
     digest = hashlib.sha1(dump_scenario(replace(named, about="")).encode()).hexdigest()[:8]
-    return write_scenario(named, (folder or found_dir()) / f"{test}-{digest}.yaml")
+    path = (folder or found_dir()) / f"{test}-{digest}.yaml"
+    write_atomically(path, f"# {replay_command(path, agent)}\n{dump_scenario(named)}")
+    return path
 
 
 def _final_example() -> bool:
@@ -153,5 +174,10 @@ def _current_test() -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "scenario"
 
 
-def _where(path: Path | None) -> str:
-    return f"saved as {path}; replay it with: harness run {path}" if path else ""
+def replay_command(path: Path, agent: str | None = None) -> str:
+    """The hint that replays a saved counterexample against the agent it was found against."""
+    return f"replay it with: harness run {shlex.quote(str(path))}" + (f" --agent {shlex.quote(agent)}" if agent else "")
+
+
+def _where(path: Path | None, agent: str | None = None) -> str:
+    return f"saved as {path}; {replay_command(path, agent)}" if path else ""

@@ -8,7 +8,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator
 
 import httpx2
 
@@ -20,7 +20,7 @@ from harness.agents.loading import DEFAULT_AGENT, load_factory
 from harness.scenario.checks.expectations import check_expectations
 from harness.scenario.checks.invariants import check_invariants
 from harness.scenario.checks.outcome import Outcome, TurnResult
-from harness.scenario.checks.policies import declared_policies
+from harness.scenario.checks.policies import attempt_limit, declared_policies
 from harness.scenario.fake_api.clients import TEST_API_KEY, scenario_clients
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.tool_map import ToolMap
@@ -121,15 +121,6 @@ def _in_turns(problems: list[Problem], turns: list[TurnResult]) -> list[Problem]
     """Each problem about a request also names the turn the request was made in."""
     turn_of = {request.number: turn.number for turn in turns for request in turn.requests}
     return [replace(p, turn=turn_of.get(p.request)) if p.turn is None and p.request is not None else p for p in problems]
-
-
-def attempt_limit(settings: Mapping[str, Any], policies: Mapping[str, Any]) -> int | None:
-    """The most retries of one request the run may see: the scenario's ``max_retries``
-    for an agent that honours it, else the number an agent that retries declares; None
-    for an agent that declares neither (how often to retry is its own business)."""
-    if "honours_max_retries" in policies and "max_retries" in settings:
-        return int(settings["max_retries"])
-    return policies.get("retries")
 
 
 def _skipped(scenario: Scenario, name: str | None, why: str) -> Outcome:
