@@ -176,19 +176,25 @@ def ctrl_c_as_a_tool_is_called(draw: st.DrawFn) -> Scenario:
     return Scenario("ctrl-c-as-a-tool-is-called", "", Path("x.yaml"), (turn,), settings={"max_retries": 0})
 
 
-def test_a_broken_agent_is_caught_and_saved_as_a_scenario_harness_run_replays(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setenv(FOUND_DIR_VARIABLE, str(tmp_path))
+def counterexample(**how) -> Counterexample:
+    """What a history property raises against the broken agent (``run_and_record``'s
+    ``agent`` or ``factory_for``)."""
 
     @settings(max_examples=100, derandomize=True, database=None, report_multiple_bugs=False)
     @given(ctrl_c_as_a_tool_is_called())
     def history_stays_valid(scenario: Scenario) -> None:
-        run_and_record(scenario, factory_for=forgetful)
+        run_and_record(scenario, **how)
 
     with pytest.raises(Counterexample) as caught:
         history_stays_valid()
-    saved = caught.value.path
+    return caught.value
+
+
+def test_a_broken_agent_is_caught_and_saved_as_a_scenario_harness_run_replays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(FOUND_DIR_VARIABLE, str(tmp_path))
+    saved = counterexample(factory_for=forgetful).path
     assert saved is not None and saved.parent == tmp_path and saved.exists()
     first_problem = load_scenario(saved).about.split(": ", 1)[1]
     assert "tool_use" in first_problem or "non-empty content" in first_problem
@@ -207,23 +213,16 @@ def test_a_counterexample_found_against_another_agent_replays_against_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv(FOUND_DIR_VARIABLE, str(tmp_path))
-
-    @settings(max_examples=100, derandomize=True, database=None, report_multiple_bugs=False)
-    @given(ctrl_c_as_a_tool_is_called())
-    def history_stays_valid(scenario: Scenario) -> None:
-        run_and_record(scenario, agent=forgetful_agent)
-
-    with pytest.raises(Counterexample) as caught:
-        history_stays_valid()
+    caught = counterexample(agent=forgetful_agent)
     name = f"{forgetful_agent.__module__}:forgetful_agent"
-    hint = f"replay it with: harness run {caught.value.path} --agent {name}"
-    assert hint in str(caught.value)
-    saved = caught.value.path.read_text(encoding="utf-8")
-    assert saved.startswith(f"# {hint}\n") and f"against {name}: " in load_scenario(caught.value.path).about
+    hint = f"replay it with: harness run {caught.path} --agent {name}"
+    assert hint in str(caught)
+    assert caught.path.read_text(encoding="utf-8").startswith(f"# {hint}\n")
+    assert f"against {name}: " in load_scenario(caught.path).about
     capsys.readouterr()
-    assert cli.main(["run", str(caught.value.path), "--agent", name]) == 1  # the hint fails as the property did
+    assert cli.main(["run", str(caught.path), "--agent", name]) == 1  # the hint fails as the property did
     assert "tool_use" in capsys.readouterr().out
-    assert cli.main(["run", str(caught.value.path)]) == 0  # without --agent, mini_agent passes: the hint needs it
+    assert cli.main(["run", str(caught.path)]) == 0  # without --agent, mini_agent passes: the hint needs it
 
 
 # -- the folder can be named on the command line -------------------------------------------
