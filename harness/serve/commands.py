@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 
+from harness.scenario.format.limits import load_limits
 from harness.scenario.format.loader import load_scenario
 from harness.serve.report import build_server, check_served
 from harness.serve.server import FaultServer, ServerError
@@ -17,10 +18,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve until Ctrl+C; with ``--check`` print the report and exit 1 on any problem.
     ``args.scrub`` (set by ``harness.cli``) is what the JSON log may keep."""
     scenario = load_scenario(args.scenario)
+    rate_limits = load_limits(args.limits) if getattr(args, "limits", None) else None
     log = lambda line: print(line, flush=True)  # noqa: E731
     server = build_server(
         scenario, host=args.host, port=args.port, time_scale=args.time_scale,
-        log=log, log_path=args.log, scrub=getattr(args, "scrub", None),
+        log=log, log_path=args.log, scrub=getattr(args, "scrub", None), rate_limits=rate_limits,
     )
     try:
         server.start()

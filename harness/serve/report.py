@@ -25,8 +25,10 @@ from harness.scenario.checks.invariants import Findings, run_invariants, wire_in
 from harness.scenario.checks.wire_view import conversations
 from harness.scenario.fake_api.conversation import relation
 from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.rate_limits import enforce
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.served import failed
+from harness.scenario.format.limits import Limits as RateLimitModel
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.problem import Kind, Problem
 from harness.serve.log import Scrub
@@ -65,20 +67,36 @@ def build_server(
     scrub: Scrub | None = None,
     limits: Limits = Limits(),
     monotonic: Callable[[], float] = time.monotonic,
+    rate_limits: RateLimitModel | None = None,
 ) -> FaultServer:
     """A FaultServer (not started) that serves ``scenario``, one queue per session. Its
     HTTP dates count from now, as a run's count from its virtual clock's start;
-    ``monotonic`` is the clock arrival times are read from."""
-    replies, origin = scenario_replies(scenario), float(int(time.time()))
+    ``monotonic`` is the clock arrival times are read from, and the clock the rate limits
+    (``rate_limits``, else the scenario's ``limits:``) refill on, in real time."""
+    build = session_responders(scenario, monotonic=monotonic, rate_limits=rate_limits)
+    return FaultServer(
+        build(""), sessions=build, host=host, port=port, time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits,
+        monotonic=monotonic,
+    )
+
+
+def session_responders(
+    scenario: Scenario, *, monotonic: Callable[[], float] = time.monotonic, rate_limits: RateLimitModel | None = None,
+) -> Callable[[str], Responder]:
+    """What builds a session's Responder for ``scenario``: all its turns' replies in one
+    queue, its rate limits in force on real time (one set of buckets a session)."""
+    replies, origin, start = scenario_replies(scenario), float(int(time.time())), monotonic()
     model = scenario.settings.get("model", DEFAULT_MODEL)
+    in_force = rate_limits or scenario.limits
 
     def responder(session: str) -> Responder:
         label = f"scenario {scenario.name}" + (f", session {session!r}" if session else "")
-        return Responder(replies, label=label, clock=VirtualClock(wall_origin=origin), model=model, threads=scenario.threads)
+        built = Responder(replies, label=label, clock=VirtualClock(wall_origin=origin), model=model, threads=scenario.threads)
+        if in_force is not None:
+            enforce(built, in_force, now=monotonic, wall=lambda: origin + monotonic() - start)
+        return built
 
-    options = dict(host=host, port=port, time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits,
-                   monotonic=monotonic)
-    return FaultServer(responder(""), sessions=responder, **options)
+    return responder
 
 
 def check_served(scenario: Scenario, server: FaultServer) -> ServeReport:

@@ -1,9 +1,10 @@
 """The checks a scenario's ``expect`` blocks ask for.
 
 Read from the wire, for every agent: per turn ``requests``, ``end`` (how the turn ended),
-``tools`` (the tool calls the agent answered, by standard name, in order) and
-``tool_results`` (``{error, contains}`` of each answer); per scenario ``requests`` and
-``files`` (the workspace afterwards); ``sleeps``, the waits the agent asked the virtual
+``tools`` (the tool calls the agent answered, by standard name, in order),
+``tool_results`` (``{error, contains}`` of each answer) and ``idle_timeout``
+(``silences``); per scenario ``requests`` and ``files`` (the workspace afterwards); per
+turn and per scenario ``usage`` (``budgets``); ``sleeps``, the waits the agent asked the virtual
 clock for (its own and the SDK's). ``notices``, ``no_notices``, ``text`` and the
 ``transcript`` need the agent's own events, and everything under a ``mini_agent:``
 block is mini_agent's; ``agent_expectations`` checks those where the agent can show
@@ -23,7 +24,9 @@ from harness.scenario.checks.agent_expectations import (
     matches,
     transcript_problems,
 )
+from harness.scenario.checks.budgets import budget_problems
 from harness.scenario.checks.outcome import Outcome, TurnResult
+from harness.scenario.checks.silences import idle_problems
 from harness.scenario.checks.wire_view import ToolExchange, tool_exchanges, wire_end
 from harness.scenario.format.problem import Kind, Problem
 
@@ -90,6 +93,10 @@ def _wire_problems(turn: TurnResult, expect: dict[str, Any], exchanges: list[Too
         problems.append(Unmet("tools", f"tools: expected {expect['tools']}, the agent answered {[x.name for x in answered]}"))
     if "tool_results" in expect:
         problems += [Unmet("tool_results", text) for text in _tool_result_problems(expect["tool_results"], answered)]
+    if "usage" in expect:
+        problems += [Unmet(key, text) for key, text in budget_problems(turn.requests, expect["usage"])]
+    if "idle_timeout" in expect:
+        problems += [Unmet("idle_timeout", text) for text in idle_problems(turn.requests, expect["idle_timeout"])]
     return problems
 
 
@@ -113,6 +120,10 @@ def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: boo
     if "requests" in expect and made != expect["requests"]:
         text = f"expect.requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)"
         problems.append(Problem(text, Kind.EXPECTATION, file=str(outcome.scenario.path), line=lines.get("requests")))
+    if "usage" in expect:
+        used = [r for turn, _ in zip(outcome.turns, outcome.scenario.turns) for r in turn.requests]
+        problems += [_problem(outcome, f"expect.{text}", lines.get(key, lines.get("usage", 0)))
+                     for key, text in budget_problems(used, expect["usage"])]
     for name, wanted in expect.get("files", {}).items():
         line = lines.get(f"files.{name}", lines.get("files", 0))
         problems += [_problem(outcome, f"expect.files.{name}: {p}", line) for p in _file_problems(outcome.files, name, wanted)]

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.scenario.format.limits import limits_from
 from harness.scenario.format.model import Interrupt, Scenario, ScenarioError, Turn
 from harness.scenario.format.overlay import recorded_replies
 from harness.scenario.format.positions import scenario_position_problems
@@ -60,6 +61,7 @@ def load_scenario(path: str | Path, *, positions: bool = True) -> Scenario:
         probe=document.get("probe", True),
         agent=document.get("agent"),
         threads=document.get("threads", "supported") == "supported",
+        limits=limits_from(document["limits"]) if "limits" in document else None,
     )
     problems = scenario_position_problems(scenario, document) if positions else []
     if problems:
