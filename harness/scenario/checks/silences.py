@@ -14,11 +14,11 @@ from harness.scenario.fake_api.exchange import Exchange
 TOLERANCE = 1e-6
 
 
-def longest_silence(request: Exchange, *, scale: float = 1.0) -> tuple[float, int]:
+def longest_silence(request: Exchange) -> tuple[float, int]:
     """The longest wait the client sat through for the next bytes of its answer, and how
-    many chunks had come before it (0: the headers or the first chunk). ``scale``: the
-    socket server's ``time_scale``."""
-    plan = request.plan
+    many chunks had come before it (0: the headers or the first chunk); on a socket, the
+    plan's waits times the server's ``time_scale`` (``Exchange.scale``)."""
+    plan, scale = request.plan, request.scale
     if plan is None or plan.connection is not None:
         return 0.0, 0
     over = request.finished if request.finished is not None else float("inf")
@@ -35,12 +35,12 @@ def longest_silence(request: Exchange, *, scale: float = 1.0) -> tuple[float, in
     return longest
 
 
-def idle_problems(requests: list[Exchange], limit: float, *, scale: float = 1.0) -> list[str]:
+def idle_problems(requests: list[Exchange], limit: float) -> list[str]:
     """A sentence for each request whose answer the client waited on in silence for
     longer than ``limit`` seconds."""
     problems = []
     for request in requests:
-        silence, before = longest_silence(request, scale=scale)
+        silence, before = longest_silence(request)
         if silence > limit + TOLERANCE:
             where = "for the headers" if before == 0 and request.plan and request.plan.head_delay else (
                 f"after {before} chunk(s) of the answer" if before else "for the first bytes of the answer")

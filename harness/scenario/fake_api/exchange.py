@@ -41,6 +41,7 @@ class Exchange:
     refused: str | None = None
     session: str | None = None
     limited: str | None = None
+    scale: float = 1.0  # real seconds a planned second took: a socket server's time_scale (0: nothing waited)
 
     def ended(self, at: float) -> None:
         """Note when the answer was over (the first time only)."""
