@@ -64,8 +64,9 @@ def price_of(model: str, table: Mapping[str, Price] | None = None) -> Price:
 
 def prices_from(data: Mapping[str, Mapping[str, float]]) -> dict[str, Price]:
     """A user's table ``{model: {input, output, cache_write, cache_write_1h, cache_read}}``
-    over the built-in one; a cache price left out follows the documented multipliers."""
-    table = dict(PRICES)
+    over the built-in one (a name of theirs covers the built-in names it begins); a cache
+    price left out follows the documented multipliers."""
+    table = {name: price for name, price in PRICES.items() if not any(name.startswith(own) for own in data)}
     for model, given in data.items():
         base = float(given["input"])
         table[model] = Price(

@@ -84,7 +84,7 @@ def _after_the_cap(where: str, cap: Exchange, later: list[Exchange], turn: int |
         why = f"only {wait:.3f}s after the answer before it" if wait < SDK_FIRST_BACKOFF else (
             f"after {wait:.3f}s, no longer than the {waits[number - 1]:.3f}s before it")
         found.problems.append(Problem(
-            f"{where}: retry storm after the spend cap: request {request.number} is the {number + 1}th after the "
+            f"{where}: retry storm after the spend cap: request {request.number} is retry {number + 1} after the "
             f"spend-cap 429 of request {cap.number}, sent {why} (no backoff, beyond the SDKs' {SDK_RETRIES} retries); "
             "the API says retrying fails until access resumes next month", Kind.INVARIANT, turn=turn, request=request.number,
         ))
