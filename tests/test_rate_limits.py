@@ -15,11 +15,20 @@ from typing import Any
 import anthropic
 import pytest
 
+from harness.cli import main
 from harness.scenario.fake_api.rate_limits import enforce
 from harness.scenario.fake_api.responder import Responder
-from harness.scenario.format.limits import Limits, LimitsError, SpendCap, load_limits
+from harness.scenario.format.dump import dump_scenario, write_scenario
+from harness.scenario.format.limits import (
+    Acceleration,
+    Limits,
+    LimitsError,
+    SpendCap,
+    load_limits,
+)
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.run.runner import run_scenario
+from harness.scenario.run.wire_session import WireSession
 from harness.serve.report import build_server
 from harness.wire.clock import VirtualClock
 from harness.wire.replies import Reply
@@ -209,3 +218,27 @@ def test_a_limits_file_is_checked_like_a_scenario(tmp_path):
         load_limits(tmp_path / "limits.yaml")
     (tmp_path / "limits.yaml").write_text("requests_per_minute: 5\noutput_counted: generated\n", encoding="utf-8")
     assert load_limits(tmp_path / "limits.yaml") == Limits(requests_per_minute=5, output_counted="generated")
+
+
+def test_the_fault_api_fixture_enforces_the_scenarios_limits():
+    session = WireSession.from_file(LIBRARY / "requests_bucket.yaml")
+    client = session.client()
+    ask = lambda: client.messages.create(  # noqa: E731
+        model="claude-opus-5-5", max_tokens=64, tools=[READ], messages=[{"role": "user", "content": "hi"}])
+    ask(), ask()
+    with pytest.raises(anthropic.RateLimitError) as refused:
+        ask()
+    assert refused.value.response.headers["retry-after"] == "30"
+
+
+def test_limits_are_written_back_as_they_were_read(tmp_path):
+    loaded = load_scenario(LIBRARY / "acceleration.yaml")
+    assert "limits:\n  acceleration: {window: 10, growth: 2, floor: 2}\n" in dump_scenario(loaded)
+    again = load_scenario(write_scenario(loaded, tmp_path / "again.yaml"))
+    assert again.limits == loaded.limits == Limits(acceleration=Acceleration(10, 2, 2))
+
+
+def test_harness_serve_refuses_a_limits_file_with_mistakes_before_it_listens(tmp_path, capsys):
+    (tmp_path / "limits.yaml").write_text("requests_per_minut: 5\n", encoding="utf-8")
+    assert main(["serve", str(LIBRARY / "requests_bucket.yaml"), "--port", "0", "--limits", str(tmp_path / "limits.yaml")]) == 2
+    assert "limits.yaml:1:1: unknown key 'requests_per_minut'" in capsys.readouterr().err

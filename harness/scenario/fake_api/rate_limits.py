@@ -21,7 +21,9 @@ you can retry the request. Earlier retries will fail": one sent earlier finds th
 short again and gets another 429). Also: an acceleration limit ("a sharp increase in
 usage", worded by the harness: the docs give no text), and the spend cap, whose 429 has
 the documented body (``error.details.error_code: enforced_spend_limit_reached``) and no
-``retry-after``. Every answer carries the ``anthropic-ratelimit-*`` headers.
+``retry-after``. Every answer the script or the limits give carries the
+``anthropic-ratelimit-*`` headers (the API's own refusals before them — a body that is
+not JSON, the oracle's 400 — do not: nothing was charged).
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ class RateLimits(Policy):
         """The charge made when the request started, made right by what the answer used."""
         generated = usage.get("output_tokens") if isinstance(usage.get("output_tokens"), int) else 0
         reads = usage.get("cache_read_input_tokens") if isinstance(usage.get("cache_read_input_tokens"), int) else 0
-        output_change = generated - charged["output_tokens"] if self.limits.output_counted == "max_tokens" else generated
+        output_change = generated - charged["output_tokens"]  # max_tokens, or the one token a generated answer needs room for
         input_change = 0 if self.limits.cache_reads_counted else -min(reads, charged["input_tokens"])
         for name, change in (("output_tokens", output_change), ("input_tokens", input_change)):
             if change > 0:
