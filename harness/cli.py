@@ -203,8 +203,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--time-scale", type=float, default=1.0, help="multiply real delays (drip, stall) by this")
     serve.add_argument("--log", metavar="FILE", help="also write the request log as JSON Lines, headers and bodies scrubbed as in a cassette")
     serve.add_argument("--check", action="store_true", help="report every request and check the wire-level expectations at exit")
-    serve.add_argument("--limits", metavar="FILE",
-                       help="rate limits to enforce on real time (a YAML mapping, as a scenario's `limits:`), over the scenario's own")
+    serve.add_argument("--limits", metavar="FILE", help="rate limits to enforce on real time "
+                       "(a YAML mapping, as a scenario's `limits:`), over the scenario's own")
     serve.set_defaults(command=_serve)
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")

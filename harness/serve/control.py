@@ -95,7 +95,8 @@ class Control:
             return _json(200, {"reset": session if named else "every session"}, entry, "reset")
         if route == ("POST", "verify"):
             return self._verify(server, session, request.body, entry)
-        message = f"Not found: {request.method} {path} (the control endpoints: GET journal, PUT sessions/NAME, POST reset, POST verify)"
+        message = (f"Not found: {request.method} {path} "
+                   "(the control endpoints: GET journal, PUT sessions/NAME, POST reset, POST verify)")
         return _json(404, error_body("not_found_error", message), entry, "not found")
 
     def _put(self, server: Served, name: str, body: bytes, entry: LogEntry) -> WirePlan:
@@ -151,7 +152,8 @@ class Control:
 def _outcome(scenario: Scenario, expect: dict[str, Any], turn: int | None, requests: list, title: str) -> Outcome:
     """The requests as a one-turn run, for the scenario's checks: the ``sleeps`` a client
     asks of its own clock cannot be seen on a socket (its waits are held to retry-after)."""
-    not_checked = ["expect.sleeps (a client's own waits; on a socket its retries are held to retry-after)"] * ("sleeps" in expect)
+    unseen = "expect.sleeps (a client's own waits; on a socket its retries are held to retry-after)"
+    not_checked = [unseen] * ("sleeps" in expect)
     expect = {k: v for k, v in expect.items() if k != "sleeps"}
     checked = replace(scenario, turns=(Turn("", expect=expect),), expect={}, expect_lines={})
     label = f"turn {turn}" if turn is not None else title

@@ -74,8 +74,8 @@ def build_server(
     control = Control(scenario, lambda served, session: session_responders(
         served, monotonic=monotonic, rate_limits=rate_limits)(session))
     return FaultServer(
-        control.responder(""), sessions=control.responder, control=control, host=host, port=port, time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits,
-        monotonic=monotonic,
+        control.responder(""), sessions=control.responder, control=control, host=host, port=port,
+        time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits, monotonic=monotonic,
     )
 
 

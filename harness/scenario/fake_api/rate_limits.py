@@ -133,7 +133,7 @@ class RateLimits(Policy):
         """The charge made when the request started, made right by what the answer used."""
         generated = usage.get("output_tokens") if isinstance(usage.get("output_tokens"), int) else 0
         reads = usage.get("cache_read_input_tokens") if isinstance(usage.get("cache_read_input_tokens"), int) else 0
-        output_change = generated - charged["output_tokens"]  # max_tokens, or the one token a generated answer needs room for
+        output_change = generated - charged["output_tokens"]  # max_tokens, or room for one generated token
         input_change = 0 if self.limits.cache_reads_counted else -min(reads, charged["input_tokens"])
         for name, change in (("output_tokens", output_change), ("input_tokens", input_change)):
             if change > 0:
@@ -166,7 +166,8 @@ class RateLimits(Policy):
                     "sharply. Please ramp up your traffic gradually and maintain consistent usage patterns. " + DOCS)
         limit = self.buckets[name].limit
         shown = f"{limit:,.0f}" if float(limit).is_integer() else number(limit)
-        return f"This request would exceed the rate limit for your organization of {shown} {UNITS[name]} per minute. {DOCS} {ADVICE}"
+        limit_text = f"This request would exceed the rate limit for your organization of {shown} {UNITS[name]} per minute."
+        return f"{limit_text} {DOCS} {ADVICE}"
 
     def _spend_cap_reply(self, request_id: str) -> Reply:
         """The spend-cap 429, as documented: no retry-after; access comes back next month."""
