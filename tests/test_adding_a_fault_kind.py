@@ -24,7 +24,14 @@ from harness.scenario.run.hits import fault_hits
 from harness.scenario.run.runner import run_scenario
 from harness.strategies import replies
 from harness.wire.faults import Cut, Pace
-from harness.wire.faults.base import WHOLE_STREAM, ByteFault, fault_kinds, register, setting, unregister
+from harness.wire.faults.base import (
+    WHOLE_STREAM,
+    ByteFault,
+    fault_kinds,
+    register,
+    setting,
+    unregister,
+)
 from harness.wire.planner import plan_reply
 from harness.wire.replies import Reply
 
