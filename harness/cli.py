@@ -206,6 +206,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--policy", action="append", default=[], metavar="NAME[=N]",
                        help="a policy the clients follow, as an agent's harness_policies names it (retries=2, "
                             "gives_up_on_final_errors …); --check then holds them to it; repeat for more")
+    serve.add_argument("--limits", metavar="FILE", help="rate limits to enforce on real time "
+                       "(a YAML mapping, as a scenario's `limits:`), over the scenario's own")
     serve.set_defaults(command=_serve)
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")

@@ -126,7 +126,7 @@ def test_an_unknown_option_is_a_usage_error(pytester):
     pytester.makepyfile(test_bad="import pytest\n\n@pytest.mark.cassette(mode='none')\ndef test_x(cassette):\n    pass\n")
     result = pytester.runpytest(*PLUGIN)
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*cassette options *'mode'*: choose from record_mode, match_on, engine, cwd, block_network, max_age, drop_unused"])
+    result.stdout.fnmatch_lines(["*cassette options *'mode'*: choose from record_mode, match_on, engine, cwd, block_network, speed, max_age, drop_unused"])
 
 
 def test_the_options_sit_beside_the_plugins_own(pytester):

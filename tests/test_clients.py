@@ -28,7 +28,8 @@ from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.scenario.format.loader import reply_from
 from harness.scenario.format.model import Scenario, Turn
-from harness.serve.report import SOCKET_TOLERANCE, check_served
+from harness.serve.findings import SOCKET_TOLERANCE
+from harness.serve.report import check_served
 from harness.serve.server import FaultServer
 
 CASES = Path(__file__).resolve().parent / "clients"

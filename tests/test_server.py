@@ -395,8 +395,7 @@ from harness.scenario.fake_api.responder import Responder
 from harness.serve.commands import serve_forever
 from harness.serve.server import FaultServer
 server = FaultServer(Responder([Reply(message={"text": "hi"})]), time_scale=0, log=sys.stdout).start()
-print(server.url, flush=True)
-serve_forever(server)
+serve_forever(server, ready=lambda: print(server.url, flush=True))
 print("closed cleanly", flush=True)
 """
 

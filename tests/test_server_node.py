@@ -1,30 +1,26 @@
 """The fault server against a client nobody here wrote: the official TypeScript SDK on Node.
 
-The SDK is installed once with npm into ``.cache/node-sdk/<version>`` (which ignores
-itself in git); the tests skip, saying why, when node or npm is missing or the install
-fails. The Node SDK retries with real sleeps: every retry here is kept short.
+The SDK is installed by ``node_sdk`` (npm, from the registry); the tests skip, saying
+why, when node or npm is missing or the install fails. The Node SDK retries with real
+sleeps: every retry here is kept short.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import select
-import shutil
 import subprocess
-import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from node_sdk import node_sdk_home, put_script
 
 from harness.scenario.fake_api.responder import Responder
 from harness.serve.server import FaultServer
 from harness.wire.faults import Cut
 from harness.wire.replies import Reply
 
-NODE_SDK_VERSION = "1.16.0"  # `npm view @anthropic-ai/sdk version`
-CACHE = Path(__file__).resolve().parents[1] / ".cache" / "node-sdk"
 ANSWER = Reply(message={"text": "Hello from the fault server."})
 
 DRIVER = """\
@@ -52,41 +48,9 @@ for await (const line of createInterface({ input: process.stdin })) {
 @pytest.fixture(scope="session")
 def node_sdk() -> Path:
     """A folder holding @anthropic-ai/sdk and ``drive.mjs``."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if not node or not npm:
-        pytest.skip("node and npm must be on PATH to test against the TypeScript SDK")
-    home = CACHE / NODE_SDK_VERSION
-    if not (home / "node_modules" / "@anthropic-ai" / "sdk" / "package.json").exists():
-        _install(npm, home)
-    script = home / f"drive.{os.getpid()}.tmp"
-    script.write_text(DRIVER)
-    os.replace(script, home / "drive.mjs")  # atomic: pytest-xdist workers may race here
+    home = node_sdk_home()
+    put_script(home, "drive.mjs", DRIVER)
     return home
-
-
-def _install(npm: str, home: Path) -> None:
-    CACHE.mkdir(parents=True, exist_ok=True)
-    (CACHE / ".gitignore").write_text("*\n")
-    staging = Path(tempfile.mkdtemp(prefix="install-", dir=CACHE))
-    package = f"@anthropic-ai/sdk@{NODE_SDK_VERSION}"
-    try:
-        result = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", str(staging), package],
-            capture_output=True, text=True, timeout=300,
-        )
-    except subprocess.TimeoutExpired:
-        shutil.rmtree(staging, ignore_errors=True)
-        pytest.skip(f"npm install {package} took over 300 s")
-    if result.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        lines = [line for line in result.stderr.splitlines() if line.strip() and "complete log" not in line]
-        why = next((line for line in lines if "error code" not in line), "no output")
-        pytest.skip(f"npm install {package} failed: {why}")
-    staging.chmod(0o755)
-    try:
-        staging.rename(home)
-    except OSError:  # another worker installed it first
-        shutil.rmtree(staging, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,8 @@ def add_cassette_commands(commands: argparse._SubParsersAction, run: Callable[[a
     replay.add_argument("cassette")
     replay.add_argument("--agent", metavar="MODULE:FACTORY", help="the agent to replay it to (default: mini_agent)")
     replay.add_argument("--engine", choices=("harness", "vcr"), default="harness", help="the indexed transport, or vcrpy")
+    replay.add_argument("--speed", type=_speed, default=1.0, metavar="X",
+                        help="serve each answer at its recorded pace times X, on virtual time (default: 1; harness engine)")
     replay.add_argument("--match-on", choices=tuple(MATCHING), default="body")
     replay.add_argument(
         "--cwd", metavar="DIR",
@@ -100,3 +102,14 @@ def add_cassette_commands(commands: argparse._SubParsersAction, run: Callable[[a
     scan = commands.add_parser("scan", help="look for secrets in files, decoded as the recorder reads them; exit 1 on any")
     scan.add_argument("paths", nargs="*", default=["cassettes"], help="files or folders (default: cassettes/)")
     scan.set_defaults(command=run, cassette_command="scan")
+
+
+def _speed(text: str) -> float:
+    """``--speed``: a number over 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number over 0 (2 serves twice as fast)")
+    return value

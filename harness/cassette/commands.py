@@ -82,7 +82,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             settings = settings_from_cassette(request_bodies(cassette.interactions), base)
         result = replay_session(
             args.cassette, args.lines or None, engine=args.engine, match_on=args.match_on, cwd=args.cwd,
-            in_place=args.in_place, factory=factory, settings=settings, write=_live,
+            in_place=args.in_place, factory=factory, settings=settings, write=_live, speed=args.speed,
         )
     except (ReplayMismatch, NetworkBlocked) as error:
         print(f"\nharness replay: {error}", file=sys.stderr)
@@ -115,11 +115,12 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     path = Path(args.record)
     proxy = RecordingProxy(args.upstream, host=args.host, port=args.port, log=lambda line: _live(line + "\n"))
     try:
-        with make_vcr(record_mode=args.record_mode, match_on=args.match_on, cwd=args.cwd).use_cassette(str(path)):
+        recorder = make_vcr(record_mode=args.record_mode, match_on=args.match_on, cwd=args.cwd, stopwatch=proxy.stopwatch)
+        with recorder.use_cassette(str(path)):
             proxy.start()
-            print(f"recording into {path} on {proxy.url}, forwarding to {proxy.upstream} · ANTHROPIC_BASE_URL={proxy.url} "
-                  "· Ctrl+C to stop and write", flush=True)
-            serve_forever(proxy)
+            serve_forever(proxy, ready=lambda: print(
+                f"recording into {path} on {proxy.url}, forwarding to {proxy.upstream} · ANTHROPIC_BASE_URL={proxy.url} "
+                "· Ctrl+C to stop and write", flush=True))
     except ServerError as error:
         print(f"harness proxy: {error}", file=sys.stderr)
         return 2

@@ -46,8 +46,8 @@ import pytest
 from harness.cassette.modes import RECORD_MODES
 
 MARKER = "cassette"
-OPTION_KEYS = ("record_mode", "match_on", "engine", "cwd", "block_network", "max_age", "drop_unused")
-SESSION_KEYS = OPTION_KEYS[:5]
+OPTION_KEYS = ("record_mode", "match_on", "engine", "cwd", "block_network", "speed", "max_age", "drop_unused")
+SESSION_KEYS = OPTION_KEYS[:6]
 _FORBIDDEN = '<>?%*:|"\'/\\'
 
 

@@ -7,6 +7,11 @@ Identical requests (a retry) get the recorded answers in their recorded order. A
 request whose bytes, with ``<cwd>`` put back, are those of a recorded body is that
 body (already clean): it is found by a digest without running the redactor.
 
+Given a clock, a response whose recording kept its times (``harness.cassette.timing``)
+comes at that pace, times ``speed``: the headers, then each event when it came, the bytes
+as recorded; on a virtual clock nothing waits, and a gap longer than the client's read
+timeout ends in ReadTimeout, as it would have live (``harness.scenario.fake_api.transport``).
+
 A mismatch is answered with a 400 ``invalid_request_error`` (and ``x-should-retry:
 false``) whose message is the diff: an agent stops there instead of retrying, and says
 why. Every mismatch is also kept in ``.mismatches``; ``replay_session`` raises the first,
@@ -27,8 +32,12 @@ from harness.cassette.diff import ReplayMismatch, body_diff, mismatch_response
 from harness.cassette.matching import LiveBodies, body_digest
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber
+from harness.scenario.fake_api.transport import plan_response
 from harness.wire.cassette_file import read_cassette, response_body_bytes
 from harness.wire.chunks import wire_response
+from harness.wire.clock import VirtualClock
+from harness.wire.plan import WirePlan
+from harness.wire.recorded_pace import event_pieces, recorded_pace
 
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
 
@@ -55,6 +64,8 @@ class CassetteIndex:
         match_on: str = "body",
         cwd: str | Path | None = None,
         name: str | None = None,
+        clock: VirtualClock | None = None,
+        speed: float = 1.0,
     ) -> None:
         if match_on not in ("body", "order"):
             raise ValueError(f"match_on {match_on!r}: choose body or order")
@@ -68,6 +79,8 @@ class CassetteIndex:
         self.name = name or (str(cassette) if isinstance(cassette, (str, Path)) else "the cassette")
         self.match_on = match_on
         self.cwd = cwd
+        self.clock = clock  # None: every answer at once
+        self.speed = speed
         self.scrubber = Scrubber(cwd)
         self._live = LiveBodies(self.scrubber)
         self.played: list[int] = []  # the interaction index (from 0) each request got
@@ -147,9 +160,10 @@ class CassetteIndex:
         except RedactionError as error:
             return f"(a body that cannot be redacted safely, not shown: {error})".encode()
 
-    def response(self, index: int) -> httpx2.Response:
+    def response(self, index: int, request: httpx2.Request | None = None) -> httpx2.Response:
         """The recorded response of interaction ``index`` as the client would have read it
-        (``wire_response``)."""
+        (``wire_response``), at its recorded pace when the index has a clock and
+        ``request`` (for its read timeout) is given."""
         recorded = self.interactions[index]["response"]
         status = recorded.get("status") or {}
         code = int(status.get("code", recorded.get("status_code", 200)) if isinstance(status, Mapping) else status)
@@ -161,7 +175,12 @@ class CassetteIndex:
             for value in (values if isinstance(values, list) else [values])
         ]
         extensions = {"reason_phrase": str(message).encode("ascii", "replace")} if message else {}
-        return wire_response(code, headers, response_body_bytes(recorded), extensions=extensions)
+        pace = recorded_pace(recorded, speed=self.speed) if self.clock is not None and request is not None else None
+        if pace is None or request is None or self.clock is None:
+            return wire_response(code, headers, response_body_bytes(recorded), extensions=extensions)
+        pieces = event_pieces(response_body_bytes(recorded))
+        head_delay, delays = pace.waits(len(pieces))
+        return plan_response(WirePlan(code, dict(headers), pieces, delays, head_delay=head_delay), request, self.clock)
 
     def _expected(self, route: tuple[str, str]) -> int | None:
         """The first unused interaction on the same route, else the first unused one."""
@@ -217,7 +236,7 @@ class _CassetteTransportBase:
 
     def _answer(self, request: httpx2.Request, content: bytes) -> httpx2.Response:
         try:
-            return self.index.response(self.index.take(request.method, request.url.path, content))
+            return self.index.response(self.index.take(request.method, request.url.path, content), request)
         except ReplayMismatch as mismatch:
             return mismatch_response(mismatch)
 

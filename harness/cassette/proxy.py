@@ -13,7 +13,8 @@ cassette, ``new_episodes`` replays what it has and forwards the rest, ``none`` o
 replays). Requests are forwarded one at a time, so the cassette keeps the order of the
 session; a streamed answer reaches the client whole once the upstream has finished it
 (vcrpy reads a response whole before anyone sees it): a client's stream timeout must
-allow for the whole answer. An upstream that cannot be reached is answered 502.
+allow for the whole answer. The cassette keeps when each part of the upstream's answer
+came (``harness.cassette.timing``). An upstream that cannot be reached is answered 502.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Callable
 
 import httpx2
 
+from harness.cassette.timing import Stopwatch
 from harness.serve.listener import Listener
 from harness.wire.api_errors import error_body
 from harness.wire.http11 import Connection, Limits, Request
@@ -47,7 +49,10 @@ class RecordingProxy(Listener):
         self.upstream = upstream.rstrip("/")
         self.forwarded = 0
         self._log = log or (lambda line: None)
-        self._client = httpx2.Client(timeout=UPSTREAM_TIMEOUT)
+        transport = httpx2.HTTPTransport()
+        self.stopwatch = Stopwatch()  # when each answer's parts came, for the cassette (``make_vcr(stopwatch=…)``)
+        self.stopwatch.watch(transport)
+        self._client = httpx2.Client(timeout=UPSTREAM_TIMEOUT, transport=transport)
         self._one_at_a_time = threading.Lock()
 
     def closed(self) -> None:

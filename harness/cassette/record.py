@@ -6,7 +6,9 @@
         fault server on a loopback socket (how cassettes/loopback_*.yaml are made)
     drive(agent, lines, write, driver)   the REPL without a terminal: echo, turn, render
 
-Record modes are pytest-recording's (``harness.cassette.modes``): ``once`` records a
+Each response keeps when its headers, its first event and each later event came
+(``harness.cassette.timing``), so a replay can serve it at the recorded pace. Record
+modes are pytest-recording's (``harness.cassette.modes``): ``once`` records a
 new cassette and replays one that exists, ``rewrite`` records it again from scratch,
 ``new_episodes`` replays what matches and adds what does not, ``all`` records every
 request and adds them, ``none`` only replays. The cassette is stamped with its age,
@@ -45,6 +47,7 @@ from harness.agents.events import TurnEnd
 from harness.cassette.modes import RECORD_MODES
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber, replace_cwd
+from harness.cassette.timing import Stopwatch
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.cassette.vcr_setup import make_vcr
 from harness.wire.cassette_file import load_cassette
@@ -143,13 +146,16 @@ def record_session(
                 raise RecordingFailed("ANTHROPIC_API_KEY is not set (or pass --base-url for another server)")
             api_key = LOOPBACK_API_KEY  # another server may not check it; it is never written anyway
     workdir = Path(cwd).resolve()
-    guard, async_guard = VcrGuard(), AsyncVcrGuard()
+    clock = clock or RealClock()
+    guard, async_guard, stopwatch = VcrGuard(), AsyncVcrGuard(), Stopwatch(clock.now)  # on virtual time: no times to keep
+    stopwatch.watch(guard.transport)
+    stopwatch.watch(async_guard.transport)
     client = anthropic.Anthropic(api_key=api_key, base_url=base_url, http_client=anthropic.DefaultHttpxClient(transport=guard))
     async_client = anthropic.AsyncAnthropic(
         api_key=api_key, base_url=base_url, http_client=anthropic.DefaultAsyncHttpxClient(transport=async_guard)
     )
     ctx = AgentContext(
-        client, async_client, workdir, clock or RealClock(), api_key, scenario_settings or {},
+        client, async_client, workdir, clock, api_key, scenario_settings or {},
         start_loopback=lambda: str(client.base_url).rstrip("/"),
     )
     transcript: list[str] = []
@@ -161,7 +167,7 @@ def record_session(
 
     before = _identity(path)
     scrubber = Scrubber(workdir)
-    recorder = make_vcr(record_mode=record_mode, match_on=match_on, scrubber=scrubber, max_age=max_age)
+    recorder = make_vcr(record_mode=record_mode, match_on=match_on, scrubber=scrubber, max_age=max_age, stopwatch=stopwatch)
     with TurnDriver() as driver:
         agent = driver.build(factory or _mini_agent(settings, model), ctx)
         with recorder.use_cassette(str(path)):

@@ -91,8 +91,10 @@ def replay_session(
     factory: AgentFactory | None = None,
     settings: Any = None,
     write: Callable[[str], object] | None = None,
+    speed: float = 1.0,
 ) -> ReplayResult:
-    """Drive the agent from ``cassette`` with the network blocked, on virtual time.
+    """Drive the agent from ``cassette`` with the network blocked, on virtual time, each
+    answer at its recorded pace times ``speed`` (the harness engine; vcrpy has no pace).
     ``factory`` builds it (default: mini_agent with ``settings``, else with the settings
     the recorded requests show). Raises ReplayMismatch (the first request that differs
     from the recording, with a diff) or NetworkBlocked.
@@ -112,12 +114,12 @@ def replay_session(
             workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="harness-replay-"))).resolve()
             if cwd is not None:
                 copy_into(Path(cwd), workdir)
-        return _replay(path, interactions, lines, engine, match_on, workdir, factory, settings, write)
+        return _replay(path, interactions, lines, engine, match_on, workdir, factory, settings, write, speed)
 
 
 def _replay(
     path: Path, interactions: Sequence[Mapping[str, Any]], lines: list[str], engine: str, match_on: str,
-    workdir: Path, factory: AgentFactory | None, settings: Any, write: Callable[[str], object] | None,
+    workdir: Path, factory: AgentFactory | None, settings: Any, write: Callable[[str], object] | None, speed: float,
 ) -> ReplayResult:
     clock = VirtualClock()
     transcript: list[str] = []
@@ -128,7 +130,7 @@ def _replay(
             write(text)
 
     if engine == "harness":
-        index = CassetteIndex(interactions, match_on=match_on, cwd=workdir, name=str(path))
+        index = CassetteIndex(interactions, match_on=match_on, cwd=workdir, name=str(path), clock=clock, speed=speed)
         transport: Any = CassetteTransport(index)
     else:
         transport = VcrGuard()

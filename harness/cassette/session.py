@@ -7,8 +7,9 @@
 
 Replaying — record mode ``none``, or ``once`` with the file present — goes through the
 harness's indexed transport (``engine="harness"``, the default) or through vcrpy
-(``engine="vcr"``), with the network blocked. Recording — ``once`` without the file,
-``new_episodes``, ``all`` — goes through vcrpy with the harness's scrubbing, scanning and
+(``engine="vcr"``), with the network blocked; the harness's engine serves each answer
+at its recorded pace (times ``speed``) on ``session.clock``, a virtual clock. Recording —
+``once`` without the file, ``new_episodes``, ``all`` — goes through vcrpy with the harness's scrubbing, scanning and
 atomic save; the client then talks to the real API (``ANTHROPIC_API_KEY``,
 ``ANTHROPIC_BASE_URL``). A body the scrubber cannot redact safely is answered with a
 400, is one of the ``problems``, and the cassette is not written.
@@ -38,6 +39,7 @@ from harness.cassette.network import block_network
 from harness.cassette.scrub import Scrubber
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.cassette.vcr_setup import make_vcr
+from harness.wire.clock import VirtualClock
 from harness.wire.errors import HarnessError
 
 ENGINES = ("harness", "vcr")
@@ -60,6 +62,7 @@ class CassetteSession:
         engine: str = "harness",
         cwd: str | Path | None = None,
         block_network: bool = True,
+        speed: float = 1.0,
     ) -> None:
         for name, value, choices in (
             ("record_mode", record_mode, RECORD_MODES),
@@ -75,6 +78,8 @@ class CassetteSession:
         self.cwd = cwd
         self.workspace: Path | None = None  # where the agent's tools should run: ``cwd``, else a fresh folder
         self.blocks_network = block_network
+        self.clock = VirtualClock()  # the recorded pace runs on it (times ``speed``): nothing really waits
+        self.speed = speed
         self.vcr_cassette: Any = None  # vcrpy's Cassette, when vcrpy is in use
         self.index: CassetteIndex | None = None
         self.scrubber: Scrubber | None = None  # when vcrpy is in use
@@ -101,7 +106,7 @@ class CassetteSession:
         if self.replaying and self.blocks_network:
             self._stack.enter_context(block_network())
         if self.replaying and self.engine == "harness":
-            self.index = CassetteIndex(self.path, match_on=self.match_on, cwd=self.cwd)
+            self.index = CassetteIndex(self.path, match_on=self.match_on, cwd=self.cwd, clock=self.clock, speed=self.speed)
         else:
             self.scrubber = Scrubber(self.cwd)
             recorder = make_vcr(record_mode=self.record_mode, match_on=self.match_on, scrubber=self.scrubber)

@@ -34,6 +34,7 @@ from harness.cassette.modes import MATCHING, RECORD_MODES, VCR_MODE
 from harness.cassette.redaction.config import configured
 from harness.cassette.scan import Finding, scan_text
 from harness.cassette.scrub import Scrubber
+from harness.cassette.timing import Stopwatch
 from harness.wire.errors import HarnessError
 from harness.wire.files import write_atomically
 
@@ -148,6 +149,7 @@ def make_vcr(
     cwd: str | Path | None = None,
     scrubber: Scrubber | None = None,
     max_age: Any = None,
+    stopwatch: Stopwatch | None = None,
 ) -> Any:
     """A ``vcr.VCR`` configured for Anthropic sessions (see the module docstring).
 
@@ -155,7 +157,8 @@ def make_vcr(
     the n-th request gets the n-th recorded answer). ``cwd``: the agent's working
     directory, written as ``<cwd>`` in request bodies. ``scrubber``: the recording's own
     (to read its ``failures``); by default a new one for ``cwd``. ``max_age``: written
-    into the cassette's metadata (``7d``, ``12h`` …).
+    into the cassette's metadata (``7d``, ``12h`` …). ``stopwatch``: the one that timed
+    the answers (``harness.cassette.timing``): each response keeps when its parts came.
     """
     import vcr
 
@@ -174,7 +177,7 @@ def make_vcr(
         record_mode=VCR_MODE[record_mode],
         match_on=MATCHING[match_on],
         before_record_request=before_record_request,
-        before_record_response=scrubber.response,
+        before_record_response=scrubber.response if stopwatch is None else lambda r: scrubber.response(stopwatch.stamp(r)),
         record_on_exception=False,
         drop_unused_requests=record_mode == "rewrite",
     )

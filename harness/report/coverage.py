@@ -18,6 +18,13 @@ HTTP_ROWS: tuple[Row, ...] = (
     ("HTTP error, final", ("HTTP status",)),
     *((f"connection {name.replace('_', ' ')}", ("before headers",)) for name in CONNECTION_FAULTS),
 )
+LIMIT_ROWS: tuple[Row, ...] = (
+    ("rate limit 429 (a bucket)", ("HTTP status",)),
+    ("acceleration limit 429", ("HTTP status",)),
+    ("spend cap 429", ("HTTP status",)),
+    ("usage budget", ("between requests",)),
+)
+"""The rate limits a scenario's ``limits:`` enforced, and the turns an ``expect.usage`` bounded."""
 TOOL_AND_USER_ROWS: tuple[Row, ...] = (
     ("raw tool-input JSON", ("mid tool input", NON_STREAMING)),
     ("Ctrl+C at a turn event", AGENT_SIDE),
@@ -27,9 +34,10 @@ TOOL_AND_USER_ROWS: tuple[Row, ...] = (
 
 
 def matrix_rows() -> tuple[Row, ...]:
-    """The matrix's rows: HTTP and connection faults, each registered stream fault kind's
-    rows (``harness.wire.faults``), then raw tool-input JSON and the user's interrupts."""
-    return (*HTTP_ROWS, *(row for kind in fault_kinds() for row in kind.rows()), *TOOL_AND_USER_ROWS)
+    """The matrix's rows: HTTP and connection faults, rate limits and budgets, each
+    registered stream fault kind's rows (``harness.wire.faults``), then raw tool-input JSON
+    and the user's interrupts."""
+    return (*HTTP_ROWS, *LIMIT_ROWS, *(row for kind in fault_kinds() for row in kind.rows()), *TOOL_AND_USER_ROWS)
 
 
 def coverage_matrix(hits_by_scenario: Iterable[tuple[str, list[list[str]]]]) -> dict[str, Any]:

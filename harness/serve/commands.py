@@ -7,8 +7,10 @@ import argparse
 import signal
 import sys
 import threading
+from typing import Callable
 
 from harness.scenario.checks.policies import policy_options
+from harness.scenario.format.limits import load_limits
 from harness.scenario.format.loader import load_scenario
 from harness.serve.report import build_server, check_served
 from harness.serve.server import FaultServer, ServerError
@@ -19,18 +21,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     ``args.scrub`` (set by ``harness.cli``) is what the JSON log may keep."""
     scenario = load_scenario(args.scenario)
     policies = policy_options(getattr(args, "policy", None) or [])
+    rate_limits = load_limits(args.limits) if getattr(args, "limits", None) else None
     log = lambda line: print(line, flush=True)  # noqa: E731
     server = build_server(
         scenario, host=args.host, port=args.port, time_scale=args.time_scale,
-        log=log, log_path=args.log, scrub=getattr(args, "scrub", None),
+        log=log, log_path=args.log, scrub=getattr(args, "scrub", None), rate_limits=rate_limits,
     )
     try:
         server.start()
     except ServerError as error:
         print(f"harness: {error}", file=sys.stderr)
         return 2
-    print(f"serving {scenario.name} on {server.url} · ANTHROPIC_BASE_URL={server.url} · Ctrl+C to stop", flush=True)
-    serve_forever(server)
+    serve_forever(server, ready=lambda: print(
+        f"serving {scenario.name} on {server.url} · ANTHROPIC_BASE_URL={server.url} · Ctrl+C to stop", flush=True))
     if not args.check:
         return 0
     report = check_served(scenario, server, policies)
@@ -44,12 +47,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 1 if report.problems else 0
 
 
-def serve_forever(server: FaultServer) -> None:
-    """Serve until SIGINT or SIGTERM, then close cleanly. Call it from the main thread."""
+def serve_forever(server: FaultServer, ready: Callable[[], object] | None = None) -> None:
+    """Serve until SIGINT or SIGTERM, then close cleanly; ``ready`` is called once both
+    are heard (a signal sent after it is never lost). Call it from the main thread."""
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         server.start()
+        if ready is not None:
+            ready()
         while not stop.wait(0.5):
             pass
         server.close()  # a second Ctrl+C during the close changes nothing: the handlers are still ours

@@ -3,12 +3,12 @@ and the model list, as the API shapes them."""
 
 from __future__ import annotations
 
-import json
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import unquote
 
 from harness.oracle import check_request, wording
 from harness.oracle import error_body as violations_body
+from harness.scenario.fake_api.usage import estimate_input_tokens
 from harness.serve.log import LogEntry
 from harness.wire import json_body
 from harness.wire.api_errors import error_body
@@ -34,7 +34,7 @@ def count_tokens(request: Request, entry: LogEntry, request_id: str) -> WirePlan
     if violations:
         entry.status, entry.answer = 400, "rejected by the oracle"
         return json_plan(400, violations_body(violations, request_id=request_id), request_id)
-    tokens = estimate_tokens(body)
+    tokens = estimate_input_tokens(body)
     entry.answer = f"count_tokens {tokens}"
     return json_plan(200, {"input_tokens": tokens}, request_id)
 
@@ -53,12 +53,6 @@ def models(path: str, entry: LogEntry, request_id: str) -> WirePlan:
         return json_plan(404, error_body("not_found_error", f"model: {wanted}", request_id), request_id)
     entry.answer = f"model {wanted}"
     return json_plan(200, found, request_id)
-
-
-def estimate_tokens(body: Mapping[str, Any]) -> int:
-    """A rough input-token count: about four characters of JSON per token."""
-    text = json.dumps([body.get(k) for k in ("system", "messages", "tools")], ensure_ascii=False)
-    return max(1, len(text) // 4)
 
 
 def json_or_none(content: bytes) -> Any:

@@ -46,6 +46,18 @@ class LogEntry:
     ended: float | None = None  # seconds since the server started, when the answer was over
     request: dict[str, Any] | None = None  # {"headers", "body"}, scrubbed; None without a scrub
     response: dict[str, Any] | None = None  # {"headers", "body"}, scrubbed; None without a scrub
+    retry_count: int | None = None  # the client's own count of its retries (``x-stainless-retry-count``)
+    limited: str | None = None  # the rate limit whose 429 answered it
+    usage: dict[str, Any] | None = None  # the usage the answer reported
+
+    @property
+    def served(self) -> str:
+        """How the answer went: ``whole``, ``cut (FIN)``, ``cut (RST)``, ``stalled``,
+        ``cut (Ctrl+C)``, or ``no response (refused)`` and the other connection faults."""
+        if self.fault is None:
+            return "whole"
+        endings = {"fin": "cut (FIN)", "rst": "cut (RST)", "stall": "stalled", "interrupt": "cut (Ctrl+C)"}
+        return endings.get(self.fault, f"no response ({self.fault})")
 
     @property
     def verdict(self) -> str:
@@ -53,6 +65,11 @@ class LogEntry:
         if not self.checked:
             return "not checked"
         return "; ".join(self.violations) if self.violations else "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry for the journal (``/__harness/journal``): no headers or bodies."""
+        kept = {k: v for k, v in asdict(self).items() if k not in ("request", "response", "peer")}
+        return kept | {"served": self.served, "verdict": self.verdict}
 
     def line(self) -> str:
         """One line, e.g.
@@ -107,6 +124,11 @@ class RequestLog:
             number, time.time(), time.monotonic() - self._started, method, path, peer, None, False, status, answer,
             None, checked=checked,
         )
+
+    def forget(self, session: str) -> None:
+        """Drop the entries of ``session`` (``""``: the default one) from ``entries``."""
+        with self._lock:
+            self.entries = [e for e in self.entries if (e.session or "") != session]
 
     def started(self, entry: LogEntry) -> None:
         """Keep the entry and write its line."""

@@ -23,24 +23,22 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from harness.scenario.checks.invariants import Findings, run_invariants, wire_invariants
-from harness.scenario.checks.policies import unmet_policy
 from harness.scenario.checks.wire_view import conversations
 from harness.scenario.fake_api.conversation import relation
 from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.rate_limits import enforce
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.served import failed
+from harness.scenario.format.limits import Limits as RateLimitModel
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.problem import Kind, Problem
+from harness.serve.control import Control
+from harness.serve.findings import session_findings
 from harness.serve.log import Scrub
 from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
 from harness.wire.http11 import Limits
 from harness.wire.replies import Reply
-
-SOCKET_TOLERANCE = 0.05
-"""How early a retry may seem to come on a socket: the server stamps when it sent the
-answer and when the next request was in, a few milliseconds from the client's moments."""
 
 
 @dataclass
@@ -68,20 +66,38 @@ def build_server(
     scrub: Scrub | None = None,
     limits: Limits = Limits(),
     monotonic: Callable[[], float] = time.monotonic,
+    rate_limits: RateLimitModel | None = None,
 ) -> FaultServer:
-    """A FaultServer (not started) that serves ``scenario``, one queue per session. Its
-    HTTP dates count from now, as a run's count from its virtual clock's start;
-    ``monotonic`` is the clock arrival times are read from."""
-    replies, origin = scenario_replies(scenario), float(int(time.time()))
+    """A FaultServer (not started) that serves ``scenario``, one queue per session, with
+    the control endpoints (``harness.serve.control``: a session may be given a scenario of
+    its own). Its HTTP dates count from now, as a run's count from its virtual clock's start;
+    ``monotonic`` is the clock arrival times are read from, and the clock the rate limits
+    (``rate_limits``, else the scenario's ``limits:``) refill on, in real time."""
+    control = Control(scenario, lambda served, session: session_responders(
+        served, monotonic=monotonic, rate_limits=rate_limits)(session))
+    return FaultServer(
+        control.responder(""), sessions=control.responder, control=control, host=host, port=port,
+        time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits, monotonic=monotonic,
+    )
+
+
+def session_responders(
+    scenario: Scenario, *, monotonic: Callable[[], float] = time.monotonic, rate_limits: RateLimitModel | None = None,
+) -> Callable[[str], Responder]:
+    """What builds a session's Responder for ``scenario``: all its turns' replies in one
+    queue, its rate limits in force on real time (one set of buckets a session)."""
+    replies, origin, start = scenario_replies(scenario), float(int(time.time())), monotonic()
     model = scenario.settings.get("model", DEFAULT_MODEL)
+    in_force = rate_limits or scenario.limits
 
     def responder(session: str) -> Responder:
         label = f"scenario {scenario.name}" + (f", session {session!r}" if session else "")
-        return Responder(replies, label=label, clock=VirtualClock(wall_origin=origin), model=model, threads=scenario.threads)
+        built = Responder(replies, label=label, clock=VirtualClock(wall_origin=origin), model=model, threads=scenario.threads)
+        if in_force is not None:
+            enforce(built, in_force, now=monotonic, wall=lambda: origin + monotonic() - start)
+        return built
 
-    options = dict(host=host, port=port, time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits,
-                   monotonic=monotonic)
-    return FaultServer(responder(""), sessions=responder, **options)
+    return responder
 
 
 def check_served(scenario: Scenario, server: FaultServer, policies: Mapping[str, Any] | None = None) -> ServeReport:
@@ -89,32 +105,17 @@ def check_served(scenario: Scenario, server: FaultServer, policies: Mapping[str,
     what each session was served; ``policies``: the ones the clients follow."""
     policies = dict(policies or {})
     report = ServeReport(problems=[Problem(error, Kind.HARNESS) for error in server.internal_errors])
-    max_retries = scenario.settings.get("max_retries")
-    for name, responder in server.responders().items():
-        if name == "" and not responder.requests and len(server.responders()) > 1:
+    sessions = server.responders()
+    for name, responder in sessions.items():
+        if name == "" and not responder.requests and len(sessions) > 1:
             continue
         title = f"session {name!r}" if name else "the default session"
         report.lines.append(f"{title}: {len(responder.requests)} request(s) to /v1/messages")
-        groups = conversations(responder.requests)
-        report.lines += _request_lines(groups)
+        report.lines += _request_lines(conversations(responder.requests))
         if responder.not_applicable is not None:  # the client cannot meet the scenario: nothing to hold against it
             report.lines.append(f"{title}: not applicable: {responder.not_applicable}")
             continue
-        found = Findings(
-            problems=[p.under(title) for p in responder.problems if p not in responder.overrun],
-            notes=[f"{title}: {p}" for p in responder.overrun],
-        )
-        found += run_invariants(responder.requests, policies=policies)
-        for number, group in enumerate(groups, 1):
-            where = f"{title}, conversation {number}" if len(groups) > 1 else title
-            found += wire_invariants(
-                where, group, max_retries=max_retries, wall_origin=server.wall_origin, tolerance=SOCKET_TOLERANCE
-            )
-        counted, unchecked = _per_turn(scenario, responder, title, policies)
-        found.problems += counted
-        report.lines += unchecked
-        if responder.unused:
-            found.notes.append(f"{len(responder.unused)} reply(ies) of {responder.label} were never requested")
+        found = session_findings(scenario, responder, title, wall_origin=server.wall_origin, policies=policies)
         report.problems += found.problems
         report.notes += found.notes
     others = [e for e in server.entries if not e.path.split("?")[0].endswith("/v1/messages")]
@@ -146,36 +147,3 @@ def _request_lines(groups: list[list[Exchange]]) -> list[str]:
         context = f" · {described[request.number]}" if described.get(request.number) else ""
         lines.append(f"  #{request.number} t={request.time:.3f}s POST {request.path}{stream} → {status} {answer}{form}{context}")
     return lines
-
-
-def _per_turn(scenario: Scenario, responder: Responder, title: str,
-              policies: Mapping[str, Any]) -> tuple[list[Problem], list[str]]:
-    """Each turn's request count, where the scenario asks for one (and lines naming the
-    counts not checked, under a policy the clients do not follow): a request belongs to
-    the turn whose reply answered it, or that was being served when it came."""
-    counts = [0] * len(scenario.turns)
-    ends, total = [], 0
-    for turn in scenario.turns:
-        total += len(turn.replies)
-        ends.append(total)
-    current = served = 0
-    for request in responder.requests:
-        served += request.reply is not None
-        while current < len(ends) - 1 and served > ends[current]:
-            current += 1
-        counts[current] += 1
-    problems, unchecked = [], []
-    for number, (turn, count) in enumerate(zip(scenario.turns, counts), 1):
-        wanted = [("", turn.expect)] + [(f"policies.{name}.", block) for name, block in turn.expect.get("policies", {}).items()]
-        for prefix, block in wanted:
-            why = unmet_policy(prefix.split(".")[1], policies, turn.replies) if prefix else None
-            expected = block.get("requests")
-            if expected is None or count == expected:
-                continue
-            if why is not None:
-                unchecked.append(f"{title}: turn {number}: expect.{prefix}requests not checked ({why}; --policy declares it)")
-                continue
-            text = f"{title}: turn {number}: expect.{prefix}requests: expected {expected}, the clients made {count}"
-            line = turn.expect_lines.get(f"{prefix}requests")
-            problems.append(Problem(text, Kind.EXPECTATION, file=str(scenario.path), line=line, turn=number))
-    return problems, unchecked

@@ -5,6 +5,7 @@
      ├── POST [/s/NAME]/v1/messages              → the session's Responder → WirePlan → socket
      ├── POST [/s/NAME]/v1/messages/count_tokens → {"input_tokens": N}, a rough estimate
      ├── GET  [/s/NAME]/v1/models, /v1/models/ID → a small static list
+     ├── [/s/NAME]/__harness/…                   → the control endpoints (``harness.serve.control``)
      └── anything else                           → 404 ``not_found_error``
 
 Every request is answered by a Responder (which checks it with the API-validity oracle
@@ -52,7 +53,10 @@ from typing import IO, Any, Callable
 
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.usage import served_usage
 from harness.scenario.format.problem import Kind, Problem
+from harness.serve.control import PREFIX as CONTROL_PREFIX
+from harness.serve.control import Control
 from harness.serve.endpoints import count_tokens, models
 from harness.serve.listener import Listener, ServerError
 from harness.serve.log import LogEntry, RequestLog, Scrub
@@ -63,6 +67,7 @@ from harness.wire.http11 import Connection, Limits, Request
 from harness.wire.plan import WirePlan, harness_error_plan, json_plan
 
 __all__ = ["FaultServer", "ServerError"]
+RETRY_COUNT_HEADER = "x-stainless-retry-count"  # the SDKs' count of their own retries of a request
 
 
 class FaultServer(Listener):
@@ -91,6 +96,7 @@ class FaultServer(Listener):
         limits: Limits = Limits(),
         max_connections: int | None = None,
         monotonic: Callable[[], float] = time.monotonic,
+        control: Control | None = None,
     ) -> None:
         if responder is None and sessions is None:
             raise ValueError("FaultServer needs responder=, sessions= or both")
@@ -102,6 +108,7 @@ class FaultServer(Listener):
         self.time_scale = max(0.0, float(time_scale))
         self._factory = sessions
         self._sender = PlanSender(self.time_scale, self._stopping)
+        self.control = control
 
     def opened(self) -> None:
         self.log.open()
@@ -119,12 +126,34 @@ class FaultServer(Listener):
         with self._lock:
             return ({} if self.responder is None else {DEFAULT_SESSION: self.responder}) | self.sessions
 
+    def responder_of(self, session: str) -> Responder | None:
+        """The Responder serving ``session`` so far (None: it has made no request)."""
+        return self.responders().get(session)
+
+    def replace_session(self, session: str, responder: Responder) -> None:
+        """``session`` is served by ``responder`` from now on, its requests so far forgotten."""
+        with self._lock:
+            if session == DEFAULT_SESSION and self.responder is not None:
+                self.responder = responder
+            else:
+                self.sessions[session] = responder
+            self.log.forget(session)
+
+    def reset_sessions(self, session: str | None, fresh: Callable[[str], Responder]) -> None:
+        """Every session (or ``session``) afresh: a new Responder, its requests forgotten."""
+        with self._lock:
+            for name in [session] if session is not None else [DEFAULT_SESSION, *self.sessions]:
+                self.replace_session(name, fresh(name))
+
     # -- answering ------------------------------------------------------------------
 
     def answer(self, conn: Connection, request: Request) -> bool:
         session, path = session_of(request)
         record = None
-        if request.method == "POST" and path == "/v1/messages":
+        if path.startswith(CONTROL_PREFIX) and self.control is not None:
+            entry = self._entry(request, session, status=None, answer="")
+            plan = self.control.answer(self, request, session, path, entry)
+        elif request.method == "POST" and path == "/v1/messages":
             plan, entry, record = self._messages(request, session, path)
         elif request.method == "POST" and path == "/v1/messages/count_tokens":
             entry = self._entry(request, session, status=200, answer="")
@@ -196,6 +225,8 @@ class FaultServer(Listener):
             entry.answer = record.reply.describe() if record.reply else "no reply"
         entry.answer += f" · served as {plan.form}" if plan.form else ""
         entry.fault = plan.connection or (plan.ending if plan.ending != "complete" else None)
+        entry.limited, entry.usage = record.limited, served_usage(plan) if record.reply is not None else None
+        record.scale = self.time_scale
         return plan, entry, record
 
     @staticmethod
@@ -209,6 +240,8 @@ class FaultServer(Listener):
     def _entry(self, request: Request, session: str, *, status: int | None, answer: str, checked: bool = True) -> LogEntry:
         entry = self.log.entry(request.method, request.target, request.peer, status=status, answer=answer, checked=checked)
         entry.session = session or None
+        count = request.headers.get(RETRY_COUNT_HEADER, "")
+        entry.retry_count = int(count) if count.isdigit() else None
         return entry
 
     def _responder(self, session: str) -> Responder:

@@ -1,5 +1,6 @@
-"""A WirePlan carried out on a real socket: status line and headers, the chunks at their
-delays, then the ending the plan says (FIN, RST, a stall, a connection fault).
+"""A WirePlan carried out on a real socket: status line and headers after the plan's
+head delay, the chunks at their delays, then the ending the plan says (FIN, RST, a stall,
+a connection fault).
 
 The headers never announce a cut (no ``connection: close`` unless the client asked for
 it): undici, Node's fetch, takes EOF as the normal end of a ``connection: close`` body,
@@ -36,6 +37,8 @@ class PlanSender:
     def send(self, sock: socket.socket, plan: WirePlan, *, keep_alive: bool, chunked: bool) -> bool:
         """Send ``plan``; whether the connection stays open. ``keep_alive`` is what the
         client asked for, never the plan's ending."""
+        if plan.head_delay and not self.wait(sock, plan.head_delay):
+            return False
         headers = {k: v for k, v in plan.headers.items() if k.lower() not in _HOP_HEADERS}
         headers["date"] = email.utils.formatdate(usegmt=True)
         if chunked:

@@ -32,8 +32,8 @@ COMMON_FILES = ("notes.txt", "src/app.py", "README.md")
 @functools.cache
 @functools.cache
 def workspace_paths() -> SearchStrategy[str]:
-    """Relative paths that stay inside the working directory (no ``..``, ``~`` or ``/`` start)."""
-    made = st.lists(_SEGMENT, min_size=1, max_size=2).map("/".join).filter(lambda p: not p.startswith("~"))
+    """Relative paths that stay inside the working directory (no ``..``, ``~`` or ``/`` start, not blank)."""
+    made = st.lists(_SEGMENT, min_size=1, max_size=2).map("/".join).filter(lambda p: p.strip() and not p.startswith("~"))
     return st.sampled_from(COMMON_FILES) | made
 
 

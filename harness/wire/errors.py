@@ -7,6 +7,7 @@ still a ``ValueError``, a failed replay still an ``AssertionError`` to pytest).
     ├── bad input: what the harness was given
     │   ├── ScenarioError        a scenario file with mistakes (``file:line:col`` each)
     │   │   └── YamlError        its YAML does not parse
+    │   ├── LimitsError          a ``--limits`` file with mistakes
     │   ├── PathEscape           a path that leaves its folder
     │   ├── ListingError         ``harness events`` asked for a turn or reply the file lacks
     │   ├── CassetteError        a cassette that cannot be read

@@ -23,8 +23,9 @@ class WirePlan:
     """What the server does for one request.
 
     ``connection`` set: no HTTP response at all (refused, timeout, empty, garbage).
-    Otherwise ``status``/``headers`` and then ``chunks``, each after ``delays[i]``
-    seconds, and the body ends as ``ending`` says (after ``stall_seconds`` for a stall).
+    Otherwise ``status``/``headers`` after ``head_delay`` seconds, then ``chunks``, each
+    after ``delays[i]`` seconds, and the body ends as ``ending`` says (after
+    ``stall_seconds`` for a stall).
     """
 
     status: int = 200
@@ -36,6 +37,7 @@ class WirePlan:
     connection: str | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     form: str | None = None  # which form of a stream fault a request without ``stream`` got
+    head_delay: float = 0.0  # seconds from the request to the status line (a recorded pace)
 
     @property
     def body(self) -> bytes:

@@ -6,7 +6,8 @@ in its kind's place in the pipeline (``harness.wire.faults``):
 A request without ``stream`` gets the JSON body of the message, and each stream fault
 its non-streaming form (``harness.wire.faults.json_forms``), combined here the strongest
 first: an error status replaces everything; else the latest body cut, else a silence,
-else the message whole; a drip drops whatever body is left. The plan's ``form`` says
+else the message whole; a pace makes the headers and the body late; a drip drops
+whatever body is left. The plan's ``form`` says
 which was served. A fault with no such form, or tool input JSON that does not parse, is
 NoJsonForm: a scenario chooses with ``unstreamed:``.
 
@@ -26,6 +27,7 @@ from harness.wire.faults.json_forms import (
     CutBody,
     Drops,
     JsonForm,
+    Late,
     Silence,
     Whole,
 )
@@ -122,6 +124,9 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
         plan.form = "the headers, then silence"
     elif any(isinstance(form, Whole) for form in forms):
         plan.form = "the message whole: event-level faults have no JSON form"
+    for late in (form for form in forms if isinstance(form, Late)):
+        plan.head_delay = late.headers
+        plan.delays = [late.body, *plan.delays[1:]] if plan.delays else plan.delays
     for drops in (form for form in forms if isinstance(form, Drops)):
         in_drops(plan, drops.chunk, drops.delay)
     return plan

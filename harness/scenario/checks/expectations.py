@@ -1,9 +1,10 @@
 """The checks a scenario's ``expect`` blocks ask for.
 
 Read from the wire, for every agent: per turn ``requests``, ``end`` (how the turn ended),
-``tools`` (the tool calls the agent answered, by standard name, in order) and
-``tool_results`` (``{error, contains}`` of each answer); per scenario ``requests`` and
-``files`` (the workspace afterwards); ``sleeps``, the waits the agent asked the virtual
+``tools`` (the tool calls the agent answered, by standard name, in order),
+``tool_results`` (``{error, contains}`` of each answer) and ``idle_timeout``
+(``silences``); per scenario ``requests`` and ``files`` (the workspace afterwards); per
+turn and per scenario ``usage`` (``budgets``); ``sleeps``, the waits the agent asked the virtual
 clock for (its own and the SDK's). ``notices``, ``no_notices``, ``text`` and the
 ``transcript`` need the agent's own events, and everything under a ``mini_agent:``
 block is mini_agent's; ``agent_expectations`` checks those where the agent can show
@@ -14,6 +15,7 @@ policy (``harness.scenario.checks.policies``) and listed as not checked for the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from harness.agents.events import TurnEnd
@@ -25,10 +27,13 @@ from harness.scenario.checks.agent_expectations import (
     matches,
     transcript_problems,
 )
+from harness.scenario.checks.budgets import budget_problems
 from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.checks.policies import unmet_policy
+from harness.scenario.checks.silences import idle_problems
 from harness.scenario.checks.wire_view import ToolExchange, tool_exchanges, wire_end
 from harness.scenario.format.problem import Kind, Problem
+from harness.wire.replies import Reply
 
 AGENT_BLOCK = "mini_agent"
 
@@ -54,7 +59,7 @@ def check_expectations(outcome: Outcome) -> list[Problem]:
                       for u in _all_problems(outcome, turn, expect[AGENT_BLOCK], exchanges)]
         elif AGENT_BLOCK in expect:
             outcome.not_checked += [f"turn {turn.number}: expect.{AGENT_BLOCK}.{k} (mini_agent only)" for k in expect[AGENT_BLOCK]]
-        found += _policy_problems(outcome, turn, expect, "", exchanges, events)
+        found += _policy_problems(outcome, turn, spec.replies, expect, "", exchanges, events)
         for unmet in found:
             line = _line(spec.expect_lines, unmet.key, spec.line)
             problems.append(_problem(outcome, f"turn {turn.number}: expect.{unmet.text}", line, turn=turn.number))
@@ -62,12 +67,11 @@ def check_expectations(outcome: Outcome) -> list[Problem]:
     return problems
 
 
-def _policy_problems(outcome: Outcome, turn: TurnResult, expect: dict[str, Any], prefix: str,
+def _policy_problems(outcome: Outcome, turn: TurnResult, replies: Sequence[Reply], expect: dict[str, Any], prefix: str,
                      exchanges: list[ToolExchange], events: bool) -> list[Unmet]:
     """A turn's ``policies.NAME`` blocks (and the blocks nested in them, for what hangs on
     two policies at once), each checked when the agent declares its policies."""
     found = []
-    replies = outcome.scenario.turns[turn.number - 1].replies
     for name, block in expect.get("policies", {}).items():
         path = f"{prefix}policies.{name}"
         why = unmet_policy(name, outcome.policies, replies)
@@ -78,7 +82,7 @@ def _policy_problems(outcome: Outcome, turn: TurnResult, expect: dict[str, Any],
         side = plain if events else {k: v for k, v in plain.items() if k not in EVENT_KEYS}
         outcome.not_checked += [f"turn {turn.number}: expect.{path}.{k} (needs agent events)" for k in plain if k not in side]
         found += [Unmet(f"{path}.{u.key}", f"{path}.{u.text}") for u in _all_problems(outcome, turn, side, exchanges)]
-        found += _policy_problems(outcome, turn, block, f"{path}.", exchanges, events)
+        found += _policy_problems(outcome, turn, replies, block, f"{path}.", exchanges, events)
     return found
 
 
@@ -114,6 +118,10 @@ def _wire_problems(turn: TurnResult, expect: dict[str, Any], exchanges: list[Too
         problems.append(Unmet("tools", f"tools: expected {expect['tools']}, the agent answered {[x.name for x in answered]}"))
     if "tool_results" in expect:
         problems += [Unmet("tool_results", text) for text in _tool_result_problems(expect["tool_results"], answered)]
+    if "usage" in expect:
+        problems += [Unmet(key, text) for key, text in budget_problems(turn.requests, expect["usage"])]
+    if "idle_timeout" in expect:
+        problems += [Unmet("idle_timeout", text) for text in idle_problems(turn.requests, expect["idle_timeout"])]
     return problems
 
 
@@ -143,6 +151,10 @@ def _scenario_problems(outcome: Outcome, expect: dict[str, Any], mini_agent: boo
     if "requests" in expect and made != expect["requests"]:
         text = f"expect.{prefix}requests: {expect['requests']} in all, but the agent made {made} (not counting the probe turn)"
         problems.append(Problem(text, Kind.EXPECTATION, file=str(outcome.scenario.path), line=lines.get("requests")))
+    if "usage" in expect:
+        used = [r for turn, _ in zip(outcome.turns, outcome.scenario.turns) for r in turn.requests]
+        problems += [_problem(outcome, f"expect.{text}", lines.get(key, lines.get("usage", 0)))
+                     for key, text in budget_problems(used, expect["usage"])]
     for name, wanted in expect.get("files", {}).items():
         line = lines.get(f"files.{name}", lines.get("files", 0))
         problems += [_problem(outcome, f"expect.{prefix}files.{name}: {p}", line) for p in _file_problems(outcome.files, name, wanted)]

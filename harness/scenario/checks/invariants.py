@@ -8,7 +8,10 @@ the wire for any agent:
 - what follows a failure repeats the conversation or adds to it, never changes it
   (``conversation``: retry, follow-up, rewrite);
 - a retry waits at least what ``retry-after-ms`` / ``retry-after`` asked, counted from
-  when the failed answer was over;
+  when the failed answer was over ("Earlier retries will fail": under ``limits:`` the
+  fake API answers one with another 429, and the problem says so);
+- no retry storm after the spend cap's 429 (``limits``, which also notes an agent that
+  reads ``anthropic-ratelimit-*-remaining`` and slows down before a 429);
 - attempts ≤ the retries an agent declares + 1 (``settings.max_retries`` for one that
   declares ``honours_max_retries``);
 - no half-streamed text ends a request (models from Claude 4.6 on refuse a final
@@ -34,11 +37,12 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from harness.oracle.betas import unknown_betas
 from harness.oracle.retry import requested_wait
+from harness.scenario.checks.findings import Findings
+from harness.scenario.checks.limits import rate_limit_findings
 from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.checks.policies import unmet_policy
 from harness.scenario.checks.wire_view import (
@@ -63,19 +67,6 @@ TOLERANCE = 1e-6
 DATE_TOLERANCE = 1.0  # an HTTP date has one-second resolution
 FAR_BEYOND = 60.0  # a wait this much over what was asked (and over twice it) is reported
 LONG_WAIT = 60.0  # a wait this long, with no wait asked, is reported
-
-
-@dataclass
-class Findings:
-    """What the checks found: ``problems`` fail the run, ``notes`` are reported."""
-
-    problems: list[Problem] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def __iadd__(self, other: Findings) -> Findings:
-        self.problems += other.problems
-        self.notes += other.notes
-        return self
 
 
 def check_invariants(outcome: Outcome) -> Findings:
@@ -187,6 +178,7 @@ def wire_invariants(
         if max_retries is not None and attempts > max_retries + 1:
             problem(f"request {after.number} is attempt {attempts}, over max_retries + 1 = {max_retries + 1}", after)
     found += _waits(where, requests, wall_origin, tolerance, turn)
+    found += rate_limit_findings(where, requests, turn=turn)
     return found
 
 
@@ -228,9 +220,10 @@ def _waits(where: str, requests: list[Exchange], wall_origin: float, tolerance: 
             continue
         slack = DATE_TOLERANCE if _is_date(plan.headers) else tolerance
         if waited + slack < asked:
+            again = "; the API refused it again with a 429" if after.limited else ""
             found.problems.append(Problem(
                 f"{where}: request {after.number} came {waited:.3f}s after request {before.number}, "
-                f"which asked for retry-after {asked:g}s", Kind.INVARIANT, turn=turn, request=after.number,
+                f"which asked for retry-after {asked:g}s{again}", Kind.INVARIANT, turn=turn, request=after.number,
             ))
         elif waited > max(2 * asked, asked + FAR_BEYOND):
             found.notes.append(f"{where}: waited {waited:.1f}s before request {after.number}, far beyond the {asked:g}s asked")

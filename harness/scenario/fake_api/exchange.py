@@ -19,7 +19,9 @@ class Exchange:
     a ``continue`` in a message thread the stored thread and then its new messages.
     ``refused`` names an answer the fake API gave by itself, before any reply of the
     scenario (``invalid_json``, ``not_an_object``, a thread error code such as
-    ``thread_not_found``); ``violations`` are the oracle's.
+    ``thread_not_found``); ``violations`` are the oracle's. ``limited`` names the rate
+    limit whose 429 answered it (``requests``, ``input_tokens``, ``output_tokens``,
+    ``tokens``, ``acceleration``, ``spend_cap``: ``rate_limits``).
     """
 
     number: int
@@ -38,6 +40,8 @@ class Exchange:
     conversation: Any = None
     refused: str | None = None
     session: str | None = None
+    limited: str | None = None
+    scale: float = 1.0  # real seconds a planned second took: a socket server's time_scale (0: nothing waited)
 
     def ended(self, at: float) -> None:
         """Note when the answer was over (the first time only)."""

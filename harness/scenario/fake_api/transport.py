@@ -3,6 +3,11 @@
 Built on ``httpx2.BaseTransport`` / ``AsyncBaseTransport`` (not MockTransport, which
 vcrpy patches). Broken connections raise exactly what httpx2 raises for the real
 thing; the SDK wraps them (before the response) or lets them through (mid-body).
+
+Time is the clock's: the wait before the headers and before each chunk advances it, and
+a wait longer than the request's read timeout (``timeout.read``, the SDK's ``timeout``:
+its stream-idle timeout) ends in ``httpx2.ReadTimeout`` once that much has passed, as on
+a socket, at once and the same every run.
 """
 
 from __future__ import annotations
@@ -34,10 +39,13 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     """A plan's body as an httpx2 byte stream: its chunks, with virtual time passing
     between them, then the ending the plan says (a cut, a stall, Ctrl+C)."""
 
-    def __init__(self, plan: WirePlan, clock: VirtualClock, on_end: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, plan: WirePlan, clock: VirtualClock, on_end: Callable[[], None] | None = None, read_timeout: float | None = None,
+    ) -> None:
         self.plan = plan
         self.clock = clock
         self.on_end = on_end
+        self.read_timeout = read_timeout
 
     def __iter__(self) -> Iterator[bytes]:
         chunks, delays = self.plan.chunks, self.plan.delays
@@ -47,11 +55,11 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
                 # same virtual time, fewer reads than frames for a typical reply (it spares the
                 # client its per-read cost, ~15 µs a chunk in the SDK), and a 40 MB body in
                 # 64 KiB reads, as the wire gives it, never as one block.
-                self.clock.advance(delays[0])
+                wait(self.clock, delays[0], self.read_timeout)
                 yield from wire_reads(b"".join(chunks))
             else:
                 for chunk, delay in zip(chunks, delays):
-                    self.clock.advance(delay)
+                    wait(self.clock, delay, self.read_timeout)
                     yield from wire_reads(chunk)
             raise_ending(self.plan, self.clock)
         finally:
@@ -70,6 +78,20 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
                 signal.raise_signal(signal.SIGINT)
                 await asyncio.sleep(0)
             raise
+
+
+def wait(clock: VirtualClock, seconds: float, read_timeout: float | None, request: httpx2.Request | None = None) -> None:
+    """Let ``seconds`` pass before the next bytes, or raise ReadTimeout once the client's
+    read timeout has passed first."""
+    if read_timeout is not None and seconds > read_timeout:
+        clock.advance(read_timeout)
+        raise httpx2.ReadTimeout("The read operation timed out", request=request)
+    clock.advance(seconds)
+
+
+def read_timeout(request: httpx2.Request) -> float | None:
+    """The request's read timeout (None: it waits for ever)."""
+    return request.extensions.get("timeout", {}).get("read", DEFAULT_READ_TIMEOUT)
 
 
 def raise_ending(plan: WirePlan, clock: VirtualClock) -> None:
@@ -116,12 +138,19 @@ def plan_response(
         finally:
             if on_end is not None:
                 on_end()
+    if plan.head_delay:
+        try:
+            wait(clock, plan.head_delay, read_timeout(request), request)
+        except httpx2.ReadTimeout:
+            if on_end is not None:
+                on_end()
+            raise
     if _all_there(plan):  # nothing to time and nothing to break: the body as it arrives in one read
         response = wire_response(plan.status, plan.headers, plan.body)
         if on_end is not None:
             on_end()
         return response
-    return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, clock, on_end))
+    return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, clock, on_end, read_timeout(request)))
 
 
 def _all_there(plan: WirePlan) -> bool:

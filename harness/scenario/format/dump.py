@@ -62,6 +62,8 @@ def dump_scenario(scenario: Scenario) -> str:
         document["probe"] = False
     if scenario.agent:
         document["agent"] = scenario.agent
+    if scenario.limits is not None:
+        document["limits"] = scenario.limits.to_yaml()
     return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
 
 

@@ -1,6 +1,8 @@
 """``harness events FILE``: each reply's numbered events and byte offsets exactly as the
 fake API serves them, and where its fault ends the stream, so that ``after_event``,
-``in_event`` and ``after_bytes`` can be chosen by looking."""
+``in_event`` and ``after_bytes`` can be chosen by looking. A reply served at a pace (a
+``pace:``, a recording's times, a drip) also shows when each event is whole, counted from
+the request, and the longest silence a client sits through."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.positions import ServedReply, serve, without_fault
 from harness.wire.errors import HarnessError
 from harness.wire.faults.drip import Drip
+from harness.wire.faults.pace import Pace
+from harness.wire.plan import WirePlan
 
 
 class ListingError(HarnessError, ValueError):
@@ -54,12 +58,30 @@ def _reply_lines(served: ServedReply, model: str, number: int) -> list[str]:
     if not served.frames:
         return [f"  HTTP {plan.status}, a {len(plan.body)}-byte {plan.headers.get('content-type', '')} body (not a stream)"]
     sent = served.sent
-    rows = ["     #       bytes  event"]
+    times = whole_at(plan) if plan.head_delay or any(plan.delays) else None
+    rows = ["     #       bytes  event" if times is None else "     #       bytes        at  event"]
     for frame in served.frames:
         mark = " " if frame.end <= sent else "·" if frame.start >= sent else "½"
-        rows.append(f"  {mark}{frame.number:3}  {frame.start:5}–{frame.end:<5}  {frame.name:<20} {frame.detail}".rstrip())
+        at = "" if times is None else f"{_at(times, frame.end) if frame.end <= sent else '':>8}  "
+        rows.append(f"  {mark}{frame.number:3}  {frame.start:5}–{frame.end:<5}  {at}{frame.name:<20} {frame.detail}".rstrip())
     rows.append(_ending(served))
+    if times is not None:
+        rows.append(f"  ⏱ the headers after {plan.head_delay:.3f}s; the longest silence after them {max(plan.delays, default=0):.3f}s")
     return rows
+
+
+def whole_at(plan: WirePlan) -> list[tuple[int, float]]:
+    """``(bytes sent, seconds since the request)`` after each chunk of ``plan``."""
+    times, sent, now = [], 0, plan.head_delay
+    for chunk, delay in zip(plan.chunks, plan.delays):
+        sent, now = sent + len(chunk), now + delay
+        times.append((sent, now))
+    return times
+
+
+def _at(times: list[tuple[int, float]], end: int) -> str:
+    """When byte ``end`` has arrived."""
+    return next((f"{now:.3f}s" for sent, now in times if sent >= end), "")
 
 
 def _ending(served: ServedReply) -> str:
@@ -78,3 +100,21 @@ def _ending(served: ServedReply) -> str:
     if plan.ending == "stall":
         return f"  ⏸ the server goes silent after event {whole} for {plan.stall_seconds:g}s (of {of})"
     return f"  ⚡ Ctrl+C while the stream is at event {whole} (of {of})"
+
+
+def pace_notes(scenario: Scenario) -> list[str]:
+    """Lint's note on each reply served at a pace: when its headers come, when it is
+    whole, and its longest silence (what a client's stream-idle timeout must allow)."""
+    model = scenario.settings.get("model", DEFAULT_MODEL)
+    notes = []
+    for t, turn in enumerate(scenario.turns, 1):
+        for k, reply in enumerate(turn.replies, 1):
+            plan = serve(reply, model=model).plan if reply.fault(Pace) else None
+            if plan is None:
+                continue
+            whole = plan.head_delay + sum(plan.delays)
+            notes.append(
+                f"{scenario.path}:{reply.line}: turn {t}, reply {k} is paced: the headers after {plan.head_delay:.3f}s, "
+                f"the last byte after {whole:.3f}s, the longest silence {max(plan.delays, default=0):.3f}s"
+            )
+    return notes

@@ -17,9 +17,11 @@ reports every mistake as ``path:line:col: message``.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from harness.scenario.format.limits import limits_from
 from harness.scenario.format.model import Interrupt, Scenario, ScenarioError, Turn
 from harness.scenario.format.overlay import recorded_replies
 from harness.scenario.format.positions import scenario_position_problems
@@ -60,6 +62,7 @@ def load_scenario(path: str | Path, *, positions: bool = True) -> Scenario:
         probe=document.get("probe", True),
         agent=document.get("agent"),
         threads=document.get("threads", "supported") == "supported",
+        limits=limits_from(document["limits"]) if "limits" in document else None,
     )
     problems = scenario_position_problems(scenario, document) if positions else []
     if problems:
@@ -105,17 +108,26 @@ def reply_from(data: dict[str, Any], line: int | None = None, recorded: Reply | 
         connection=data.get("connection"),
         message_text=data.get("message"),
         headers=base.headers | {str(k).lower(): str(v) for k, v in data.get("headers", {}).items()},
-        faults=_faults(data),
+        faults=_faults(data, base.faults),
         line=line,
         unstreamed=reply_from(data["unstreamed"], line) if "unstreamed" in data else None,
         as_written=bool(data.get("as_written", False)),
     )
 
 
-def _faults(data: dict[str, Any]) -> tuple[Fault, ...]:
-    """The faults a reply mapping names, each read by its kind."""
-    read = (kind.from_yaml(_plain(data[kind.key])) for kind in fault_kinds() if kind.key in data)
-    return tuple(fault for fault in read if fault is not None)
+def _faults(data: dict[str, Any], recorded: tuple[Fault, ...] = ()) -> tuple[Fault, ...]:
+    """The faults a reply mapping names, each read by its kind; over a recorded reply's
+    own (its pace), a mapping's fields laid over the recorded fault's."""
+    faults = {type(fault): fault for fault in recorded}
+    for kind in fault_kinds():
+        if kind.key not in data:
+            continue
+        value = _plain(data[kind.key])
+        if isinstance(value, dict) and kind in faults:
+            faults[kind] = replace(faults[kind], **{k: tuple(v) if isinstance(v, list) else v for k, v in value.items()})
+        else:
+            faults[kind] = kind.from_yaml(value)
+    return tuple(fault for fault in faults.values() if fault is not None)
 
 
 def key_lines(expect: Any, prefix: str = "") -> dict[str, int]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.scenario.format.limits import Limits
 from harness.scenario.format.problem import Problem
 from harness.wire.errors import HarnessError
 from harness.wire.replies import Reply
@@ -51,6 +52,7 @@ class Scenario:
     agent: str | None = None  # run for this agent only (``mini_agent``)
     expect_lines: dict[str, int] = field(default_factory=dict, compare=False)
     threads: bool = True  # False: the fake API answers threaded requests thread_unsupported_request
+    limits: Limits | None = None  # the rate limits the fake API enforces, when the file names them
 
 
 class ScenarioError(HarnessError, ValueError):

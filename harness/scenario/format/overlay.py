@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from harness.scenario.format.problem import Problem
 from harness.scenario.format.sandbox import PathEscape, project_path
 from harness.wire.cassette_file import CassetteError, load_cassette, response_body_bytes
+from harness.wire.recorded_pace import recorded_pace
 from harness.wire.replies import Reply
 from harness.wire.sse_parse import decode_events
 
@@ -16,17 +17,20 @@ KEPT_ERROR_HEADERS = ("retry-after", "retry-after-ms", "x-should-retry", "conten
 
 
 def recorded_reply(interaction: Mapping[str, Any]) -> Reply:
-    """One recorded response as a Reply: a stream as its events, anything else as an error."""
+    """One recorded response as a Reply: a stream as its events, anything else as an
+    error; at its recorded pace when the recording kept one (``recorded_pace``)."""
     response = interaction["response"]
+    pace = recorded_pace(response)
+    faults = (pace,) if pace is not None else ()
     status = int((response.get("status") or {}).get("code", 200))
     body = response_body_bytes(response)
     headers = {str(k).lower(): v[0] if isinstance(v, list) else str(v) for k, v in (response.get("headers") or {}).items()}
     if status != 200:
         kept = {k: headers[k] for k in KEPT_ERROR_HEADERS if k in headers}
-        return Reply(error=status, body=body.decode("utf-8", "replace"), headers=kept)
+        return Reply(error=status, body=body.decode("utf-8", "replace"), headers=kept, faults=faults)
     if "event-stream" not in headers.get("content-type", "text/event-stream"):
         raise CassetteError("the response is not a stream (only streamed messages can be overlaid)")
-    return Reply(events=decode_events(body))
+    return Reply(events=decode_events(body), faults=faults)
 
 
 def recorded_replies(path: Path, document: Mapping[str, Any]) -> tuple[dict[int, Reply], list[Problem]]:

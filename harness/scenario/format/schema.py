@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from harness.scenario.format.limits import LIMITS_SPEC
 from harness.scenario.format.pattern import Pattern
 from harness.scenario.format.policy_names import POLICIES
 from harness.scenario.format.spec import (
@@ -73,6 +74,23 @@ REPLY_FIELDS = {
     "headers": MapOf(STRING),
     "as_written": Scalar("boolean", "serve the reply even where the real API could not answer so (thinking a request did not turn on)"),
 }
+USAGE_BOUNDS = ("requests", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                "cost_usd")
+PRICE = Obj(
+    {name: Scalar("number", "USD per million tokens", minimum=0)
+     for name in ("input", "output", "cache_write", "cache_write_1h", "cache_read")},
+    required=("input", "output"),
+    what="price",
+)
+USAGE_EXPECT = Obj(
+    {
+        **{name: Scalar("integer", f"at most this many {name.replace('_', ' ')}", minimum=0) for name in USAGE_BOUNDS[:-1]},
+        "cost_usd": Scalar("number", "at most this much, priced from the price table", minimum=0),
+        "prices": MapOf(PRICE, "a price table of your own, by model name prefix, over the built-in one"),
+    },
+    what="usage",
+    description="upper bounds on what the agent used, retries included (harness.scenario.checks.budgets)",
+)
 NOTICE_PATTERN = Pattern()
 _TURN_CHECKS = {
     "requests": Scalar("integer", "requests the agent made in this turn", minimum=0),
@@ -83,9 +101,12 @@ _TURN_CHECKS = {
     "tools": ListOf(STRING, description="the tool calls the agent answered, by standard name, in order"),
     "tool_results": ListOf(Obj({"error": BOOLEAN, "contains": Pattern()}, what="tool result expectation")),
     "text": Pattern("the model text shown in this turn contains this (or matches /regex/)"),
+    "usage": USAGE_EXPECT,
+    "idle_timeout": Scalar("number", "the agent gives up a stream that sends nothing for longer than this, seconds",
+                           minimum=0),
 }
 FILE_EXPECT = Either((STRING, Obj({"contains": Pattern(), "absent": BOOLEAN}, what="file expectation")))
-SCENARIO_CHECKS = {"files": MapOf(FILE_EXPECT), "requests": Scalar("integer", minimum=0)}
+SCENARIO_CHECKS = {"files": MapOf(FILE_EXPECT), "requests": Scalar("integer", minimum=0), "usage": USAGE_EXPECT}
 
 
 def policy_blocks(checks: dict[str, Any], depth: int = 3) -> Obj:
@@ -178,6 +199,7 @@ def _scenario_spec(kinds: tuple[type[Fault], ...]) -> Obj:
                 ("supported", "unsupported"),
                 "message threads: `unsupported` answers every threaded request with thread_unsupported_request",
             ),
+            "limits": LIMITS_SPEC,
         },
         required=("name", "about", "turns"),
         what="scenario",

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from harness.scenario.format.event_listing import list_events
+from harness.scenario.format.event_listing import list_events, pace_notes
 from harness.scenario.format.forms import stream_only_notes
 from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario
@@ -24,7 +24,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
     files = scenario_files(args.paths)
     for path in files:
         try:
-            notes += stream_only_notes(load_scenario(path))
+            scenario = load_scenario(path)
+            notes += stream_only_notes(scenario) + pace_notes(scenario)
         except ScenarioError as error:
             problems += error.problems
     for line in [*map(str, problems), *notes]:

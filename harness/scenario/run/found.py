@@ -82,7 +82,7 @@ def run_and_record(
     except Exception as error:
         crash = Problem(f"the run raised {type(error).__name__}: {error}", Kind.HARNESS)
         path = save_counterexample(scenario, [crash], folder=folder, agent=named)
-        raise Counterexample(f"running the scenario raised; {_where(path, named)}", path) from error
+        raise Counterexample(f"running the scenario raised {type(error).__name__}: {error}; {_where(path, named)}", path) from error
     if problems:
         path = save_counterexample(scenario, problems, folder=folder, agent=named)
         raise Counterexample(counterexample_text(scenario, outcome, problems, path, agent=named), path)

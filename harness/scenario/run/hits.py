@@ -20,6 +20,7 @@ from harness.scenario.format.positions import Frame, serve
 from harness.wire.faults.base import NON_STREAMING, SENT, Hit
 from harness.wire.replies import Reply
 
+LIMIT_ROW = {"acceleration": "acceleration limit 429", "spend_cap": "spend cap 429"}  # any other: a bucket
 _OPEN_BLOCK = {"thinking": "mid thinking", "redacted_thinking": "mid thinking", "text": "mid text"}
 _AGENT_EVENT_PLACE = ((TextDelta, "mid text"), (ThinkingDelta, "mid thinking"), (ToolCall, "while a tool runs"),
                       (ToolResult, "while a tool runs"), (MessageDone, "after the message"), (TurnEnd, "after the message"))
@@ -28,6 +29,8 @@ _AGENT_EVENT_PLACE = ((TextDelta, "mid text"), (ThinkingDelta, "mid thinking"), 
 def fault_hits(outcome: Outcome) -> list[tuple[str, str]]:
     """``(kind, place)`` of every fault that was served or pressed in the run."""
     hits = [hit for request in outcome.requests if request.reply is not None for hit in request_hits(request)]
+    hits += [("usage budget", "between requests") for spec in outcome.scenario.turns if "usage" in spec.expect]
+    hits += [("usage budget", "between requests")] * ("usage" in outcome.scenario.expect)
     for turn, spec in zip(outcome.turns, outcome.scenario.turns):
         interrupt = spec.interrupt
         if interrupt is None or not turn.interrupted:
@@ -52,6 +55,8 @@ def request_hits(request: Exchange) -> list[tuple[str, str]]:
     """The faults of the reply one request got, and where each hit."""
     reply = request.reply
     assert reply is not None
+    if request.limited is not None:
+        return [(LIMIT_ROW.get(request.limited, "rate limit 429 (a bucket)"), "HTTP status")]
     if reply.kind == "connection":
         return [(f"connection {str(reply.connection).replace('_', ' ')}", "before headers")]
     if reply.kind == "error":

@@ -22,6 +22,7 @@ from harness.scenario.checks.invariants import check_invariants
 from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.checks.policies import attempt_limit, declared_policies
 from harness.scenario.fake_api.clients import TEST_API_KEY, scenario_clients
+from harness.scenario.fake_api.rate_limits import enforce
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.fake_api.transport import (
@@ -55,6 +56,8 @@ def run_scenario(
     build = load_factory(agent) if isinstance(agent, str) else agent or load_factory(DEFAULT_AGENT)
     clock = VirtualClock(wall_origin=float(int(time.time())))
     responder = Responder(clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL), threads=scenario.threads)
+    if scenario.limits is not None:
+        enforce(responder, scenario.limits)
     transport = ScenarioTransport(responder)
     transcript: list[str] = []
 

@@ -10,6 +10,7 @@ import anthropic
 
 from harness.scenario.checks.invariants import run_invariants, wire_invariants
 from harness.scenario.fake_api.clients import async_client, sync_client
+from harness.scenario.fake_api.rate_limits import enforce
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.transport import (
     AsyncScenarioTransport,
@@ -29,6 +30,8 @@ class WireSession:
         self.scenario = scenario
         self.clock = VirtualClock()
         self.responder = Responder(clock=self.clock, threads=scenario.threads)
+        if scenario.limits is not None:
+            enforce(self.responder, scenario.limits)
         self.turn_index = 0
         self._marks: list[tuple[int, int]] = []
         self._unused: dict[int, int] = {}  # turn index -> replies never requested

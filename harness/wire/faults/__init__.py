@@ -9,6 +9,7 @@ the pipeline; anything that touches a Reply imports this package, so all are reg
     error_event  the events  an ``event: error`` after event k ends the stream
     end_early    the events  a clean end after event k, before message_stop
     bad_data     the events  a ``data:`` line that is not JSON after event k
+    pace         the bytes   the headers and each event at their times (as recorded, or drawn)
     stall        the bytes   silence after event k: the client's read times out
     interrupt    the bytes   Ctrl+C while streaming, after event k
     cut          the bytes   the connection drops (FIN or RST) after an event, inside one,
@@ -28,8 +29,9 @@ from harness.wire.faults.end_early import EndEarly
 from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.faults.insert import Insert
 from harness.wire.faults.interrupt import Interrupt
+from harness.wire.faults.pace import Pace
 from harness.wire.faults.pings import Pings
 from harness.wire.faults.stall import Stall
 from harness.wire.faults.swap import Swap
 
-register(Pings, Insert, Duplicate, Swap, ErrorEvent, EndEarly, BadData, Stall, Interrupt, Cut, Drip)
+register(Pings, Insert, Duplicate, Swap, ErrorEvent, EndEarly, BadData, Pace, Stall, Interrupt, Cut, Drip)

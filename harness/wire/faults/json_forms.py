@@ -10,6 +10,8 @@ JSON body has no events, so each kind says which of these forms it takes, and
                or RST; the latest in the pipeline wins
     Silence    the headers, then silence                                  a stall
     Whole      the message whole: there are no events to change           pings, Ctrl+C
+    Late       the headers and the body as late as the stream's first     a pace
+               and last events would have come
     Drops      the body as the forms above left it, in drops              a drip
 
 A kind with ``no_json_form`` (a frame that is not JSON) has none: the planner raises
@@ -65,3 +67,11 @@ class Drops(JsonForm):
 
     chunk: int
     delay: float
+
+
+@dataclass(frozen=True)
+class Late(JsonForm):
+    """The headers after ``headers`` seconds, the whole body ``body`` seconds after them."""
+
+    headers: float
+    body: float
