@@ -67,3 +67,10 @@ def agent_with(tmp_path: Path) -> Callable[..., AgentRun]:
         return AgentRun(agent.agent, transport)  # mini_agent itself: its own events
 
     return build
+
+
+@pytest.fixture(autouse=True)
+def _as_on_a_developers_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts outside CI, whatever machine runs the suite: the defaults that
+    follow ``CI`` (record mode, cassette age) are what a test about CI sets itself."""
+    monkeypatch.delenv("CI", raising=False)

@@ -22,7 +22,7 @@ def with_budget(tmp_path: Path, source: str, budget: str) -> Path:
     lines = (LIBRARY / source).read_text(encoding="utf-8").splitlines(keepends=True)
     at = next((n for n, line in enumerate(lines) if line.startswith("      usage:")), None)
     if at is None:
-        at = next(n for n, line in enumerate(lines) if line == "      end: end_turn\n") + 1
+        at = next(n for n, line in enumerate(lines) if line == "    expect:\n") + 1
         lines.insert(at, "")
     lines[at] = budget
     path = tmp_path / Path(source).name

@@ -24,12 +24,13 @@ from harness.wire.clock import EPOCH_ORIGIN
 from harness.wire.faults.base import Fault, fault_kinds, kind_for
 from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.faults.stall import Stall
+from harness.wire.plan import CLIENT_READ_TIMEOUT
 from harness.wire.replies import CONNECTION_FAULTS, Reply
 
 GIVE_UP_RETRY_AFTER = "2600000"
 """Seconds (30 days, as a monthly spend cap may ask): over any budget a generated scenario
 sets, and under the longest wait a client can sleep (the SDK caps its sleep at 2**32 ms)."""
-READ_TIMEOUT = 600.0
+READ_TIMEOUT = CLIENT_READ_TIMEOUT
 """The read timeout a generated scenario's agent runs with (the SDK's default)."""
 _HTML_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
 

@@ -16,6 +16,8 @@ from harness.wire.api_errors import error_body
 from harness.wire.errors import HarnessError
 
 Ending = Literal["complete", "fin", "rst", "stall", "interrupt"]
+CLIENT_READ_TIMEOUT = 600.0
+"""Seconds a client waits for the next bytes unless it sets its own: the SDKs' read timeout."""
 
 
 @dataclass

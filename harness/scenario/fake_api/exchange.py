@@ -42,6 +42,7 @@ class Exchange:
     session: str | None = None
     limited: str | None = None
     scale: float = 1.0  # real seconds a planned second took: a socket server's time_scale (0: nothing waited)
+    timed_out: bool = False  # the client's read timeout ended a wait of the answer's before it was whole
 
     def ended(self, at: float) -> None:
         """Note when the answer was over (the first time only)."""

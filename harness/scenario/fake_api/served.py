@@ -15,6 +15,8 @@ from harness.scenario.fake_api.exchange import Exchange
 from harness.wire.api_errors import api_error
 from harness.wire.faults.bad_data import BadData
 from harness.wire.faults.error_event import ErrorEvent
+from harness.wire.faults.pace import Pace
+from harness.wire.plan import CLIENT_READ_TIMEOUT
 from harness.wire.planner import stream_events
 from harness.wire.replies import Reply
 from harness.wire.sse import encode_event
@@ -24,7 +26,7 @@ from harness.wire.sse_parse import final_message
 def failed(request: Exchange) -> bool:
     """The request got no complete message (an error, a broken connection or stream)."""
     reply, plan = request.reply, request.plan
-    if request.violations or reply is None or plan is None:
+    if request.violations or reply is None or plan is None or request.timed_out:
         return True
     if plan.connection or plan.status != 200 or plan.ending != "complete":
         return True
@@ -61,9 +63,13 @@ def transient(reply: Reply) -> bool:
     if failures:
         return all(error_type_is_transient(getattr(fault, "type", "overloaded_error")) for fault in failures)
     try:
-        return stream_breaks(stream_events(reply, message_id="msg_policy", model="policy"))
+        events = stream_events(reply, message_id="msg_policy", model="policy")
     except ValueError:  # a fault aimed beyond its stream: the run reports it
         return False
+    pace = reply.fault(Pace)
+    if pace is not None and max([*pace.waits(len(events))[1], pace.waits(0)[0]]) > CLIENT_READ_TIMEOUT:
+        return True  # a silence longer than a client waits for: its read timeout ends the attempt
+    return stream_breaks(events)
 
 
 def rejected_as_invalid(request: Exchange) -> bool:

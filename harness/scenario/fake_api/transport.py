@@ -28,10 +28,9 @@ from harness.wire.chunks import (
     wire_response,
 )
 from harness.wire.clock import VirtualClock
-from harness.wire.plan import WirePlan
+from harness.wire.plan import CLIENT_READ_TIMEOUT, WirePlan
 from harness.wire.replies import Reply
 
-DEFAULT_READ_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 5.0
 
 
@@ -41,11 +40,21 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
 
     def __init__(
         self, plan: WirePlan, clock: VirtualClock, on_end: Callable[[], None] | None = None, read_timeout: float | None = None,
+        on_timeout: Callable[[], None] | None = None,
     ) -> None:
         self.plan = plan
         self.clock = clock
         self.on_end = on_end
         self.read_timeout = read_timeout
+        self.on_timeout = on_timeout
+
+    def _wait(self, seconds: float) -> None:
+        try:
+            wait(self.clock, seconds, self.read_timeout)
+        except httpx2.ReadTimeout:
+            if self.on_timeout is not None:
+                self.on_timeout()
+            raise
 
     def __iter__(self) -> Iterator[bytes]:
         chunks, delays = self.plan.chunks, self.plan.delays
@@ -55,11 +64,11 @@ class _PlanStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
                 # same virtual time, fewer reads than frames for a typical reply (it spares the
                 # client its per-read cost, ~15 µs a chunk in the SDK), and a 40 MB body in
                 # 64 KiB reads, as the wire gives it, never as one block.
-                wait(self.clock, delays[0], self.read_timeout)
+                self._wait(delays[0])
                 yield from wire_reads(b"".join(chunks))
             else:
                 for chunk, delay in zip(chunks, delays):
-                    wait(self.clock, delay, self.read_timeout)
+                    self._wait(delay)
                     yield from wire_reads(chunk)
             raise_ending(self.plan, self.clock)
         finally:
@@ -91,7 +100,7 @@ def wait(clock: VirtualClock, seconds: float, read_timeout: float | None, reques
 
 def read_timeout(request: httpx2.Request) -> float | None:
     """The request's read timeout (None: it waits for ever)."""
-    return request.extensions.get("timeout", {}).get("read", DEFAULT_READ_TIMEOUT)
+    return request.extensions.get("timeout", {}).get("read", CLIENT_READ_TIMEOUT)
 
 
 def raise_ending(plan: WirePlan, clock: VirtualClock) -> None:
@@ -118,7 +127,7 @@ def raise_connection_fault(fault: str, request: httpx2.Request, clock: VirtualCl
         clock.advance(timeouts.get("connect") or CONNECT_TIMEOUT)
         raise httpx2.ConnectTimeout("timed out", request=request)
     if fault == "read_timeout":
-        clock.advance(timeouts.get("read") or DEFAULT_READ_TIMEOUT)
+        clock.advance(timeouts.get("read") or CLIENT_READ_TIMEOUT)
         raise httpx2.ReadTimeout("The read operation timed out", request=request)
     if fault == "empty":
         raise httpx2.RemoteProtocolError("Server disconnected without sending a response.", request=request)
@@ -128,10 +137,12 @@ def raise_connection_fault(fault: str, request: httpx2.Request, clock: VirtualCl
 
 
 def plan_response(
-    plan: WirePlan, request: httpx2.Request, clock: VirtualClock, on_end: Callable[[], None] | None = None
+    plan: WirePlan, request: httpx2.Request, clock: VirtualClock, on_end: Callable[[], None] | None = None,
+    on_timeout: Callable[[], None] | None = None,
 ) -> httpx2.Response:
     """What httpx2 hands the client for ``plan``: the response, its body streamed as the
-    plan says; or the connection fault raised, when there is no response at all."""
+    plan says; or the connection fault raised, when there is no response at all.
+    ``on_timeout``: called when the client's read timeout ends a wait of the plan's."""
     if plan.connection is not None:
         try:
             raise_connection_fault(plan.connection, request, clock)
@@ -142,15 +153,16 @@ def plan_response(
         try:
             wait(clock, plan.head_delay, read_timeout(request), request)
         except httpx2.ReadTimeout:
-            if on_end is not None:
-                on_end()
+            for call in (on_timeout, on_end):
+                if call is not None:
+                    call()
             raise
     if _all_there(plan):  # nothing to time and nothing to break: the body as it arrives in one read
         response = wire_response(plan.status, plan.headers, plan.body)
         if on_end is not None:
             on_end()
         return response
-    return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, clock, on_end, read_timeout(request)))
+    return httpx2.Response(plan.status, headers=plan.headers, stream=_PlanStream(plan, clock, on_end, read_timeout(request), on_timeout))
 
 
 def _all_there(plan: WirePlan) -> bool:
@@ -177,7 +189,8 @@ class _Base:
     def _respond(self, request: httpx2.Request, content: bytes) -> httpx2.Response:
         plan = self.responder.respond(request.method, request.url.path, request.headers, content)
         record = self.responder.requests[-1]
-        return plan_response(plan, request, self.clock, lambda: record.ended(self.clock.now()))
+        return plan_response(plan, request, self.clock, lambda: record.ended(self.clock.now()),
+                             lambda: setattr(record, "timed_out", True))
 
 
 class ScenarioTransport(_Base, httpx2.BaseTransport):
