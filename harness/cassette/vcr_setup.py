@@ -93,6 +93,9 @@ class Stamper:
         return metadata
 
 
+VCR_REQUEST_KEYS = ("method", "uri", "body", "headers")  # what vcrpy builds a recorded request from
+
+
 class AtomicPersister:
     """vcrpy's filesystem persister, but the save is stamped, scanned and atomic."""
 
@@ -101,9 +104,25 @@ class AtomicPersister:
 
     @staticmethod
     def load_cassette(cassette_path: Any, serializer: Any) -> Any:
+        """vcrpy's load, after the harness's reader has checked the file: a cassette that
+        is not one (garbage, ``interactions: 5``) is a CassetteError naming its file and
+        line, not vcrpy's TypeError halfway through (a missing or empty file is vcrpy's:
+        record afresh)."""
         from vcr.persisters.filesystem import FilesystemPersister
 
-        return FilesystemPersister.load_cassette(cassette_path, serializer)
+        from harness.wire.cassette_file import CassetteError, located, read_cassette
+
+        path = Path(cassette_path)
+        if path.is_file() and path.read_bytes().strip():
+            for n, interaction in enumerate(read_cassette(path).interactions):
+                missing = [key for key in VCR_REQUEST_KEYS if key not in interaction["request"]]
+                if missing:
+                    where = located(path, ["interactions", n, "request"])
+                    raise CassetteError(f"{where}: interaction {n}: vcrpy needs the request's {', '.join(missing)}")
+        try:
+            return FilesystemPersister.load_cassette(cassette_path, serializer)
+        except (KeyError, TypeError, AttributeError) as error:  # what vcrpy cannot build its requests from
+            raise CassetteError(f"{path}: vcrpy cannot read this cassette ({type(error).__name__}: {error})") from None
 
     def save_cassette(self, cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
         from vcr.serialize import serialize

@@ -60,7 +60,7 @@ REPLY_FIELDS = {
     "stop_reason": Scalar("string", f"usually one of: {', '.join(STOP_REASONS)}"),
     "stop_sequence": STRING,
     "usage": MapOf(COUNT),
-    "events": ListOf(MapOf(ANY), description="raw stream events: the escape hatch"),
+    "events": ListOf(MapOf(ANY, needs={"type": STRING}), description="raw stream events, each with its `type`: the escape hatch"),
     "recorded": Scalar("integer", "interaction N (from 1) of the scenario's cassette, as recorded; faults overlay it", minimum=1),
     "error": Either(
         (Choice(tuple(API_ERRORS)), Scalar("integer", "an HTTP status", minimum=100, maximum=599)),
