@@ -30,8 +30,8 @@ from harness.oracle.history_file import HistoryFileError, check_history_file
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import ScenarioError
 from harness.scenario.format.schema import KIND_FIELDS, MESSAGE_FIELDS
-from harness.serve.report import build_server
 from harness.scenario.run.runner import run_scenario
+from harness.serve.report import build_server
 from harness.wire.cassette_file import CassetteError, load_cassette
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
