@@ -33,6 +33,7 @@ from harness.scenario.format.schema import KIND_FIELDS, MESSAGE_FIELDS
 from harness.scenario.run.runner import run_scenario
 from harness.serve.report import build_server
 from harness.wire.cassette_file import CassetteError, load_cassette
+from harness.wire.sse import message_events
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 WHERE = re.compile(r":\d+:\d+: ")  # path:line:col
@@ -141,7 +142,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "harness" / "library"
 BASE_CASSETTE = LIBRARY / "cassettes" / "loopback_read_readme.yaml"
 PLAIN_SCENARIO = "name: plain\nabout: fuzz\nturns:\n  - user: hi\n    replies:\n      - text: hello\n"
-COMMANDS = settings(max_examples=int(os.environ.get("HARNESS_FUZZ_EXAMPLES", "12")), deadline=None,
+COMMANDS = settings(max_examples=int(os.environ.get("HARNESS_FUZZ_EXAMPLES", "30")), deadline=None,
                     suppress_health_check=list(HealthCheck))  # HARNESS_FUZZ_EXAMPLES=1000 searches longer
 SAFE_AGENTS = ["", ":", "no.such.module:factory", "os:getcwd", "json:loads", "math:pi", "json", "harness:nothing",
                "a b:c", "..:x", "json:JSONDecodeError", "harness.agents.mini_agent:settings_from_cassette"]
@@ -203,6 +204,17 @@ def cassette_texts(draw: st.DrawFn) -> str:
     return yaml.safe_dump(data, allow_unicode=True, width=1_000_000)
 
 
+@st.composite
+def raw_event_scenarios(draw: st.DrawFn) -> str:
+    """A scenario whose reply is raw events: a real stream (text, then a tool call) with a
+    few of its values made up."""
+    spec = {"text": "Reading it.", "tool_use": {"name": "Read", "input": {"file_path": "README.md"}}}
+    events = mutated(message_events(spec, message_id="msg_fuzz"), draw, draw(st.integers(1, 3)))
+    document = {"name": "raw", "about": "fuzz", "workspace": {"README.md": "hi\n"},
+                "turns": [{"user": "hi", "replies": [{"events": events}, {"text": "done"}]}]}
+    return yaml.safe_dump(document, allow_unicode=True, width=1_000_000)
+
+
 @pytest.fixture(scope="module")
 def refusing_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The fault server answering every request with a 400: a recording ends at once."""
@@ -226,12 +238,12 @@ def quiet_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
 
 
 @COMMANDS
-@given(document=scenario_documents(), data=st.data())
+@given(document=st.one_of(scenario_documents(), raw_event_scenarios()), data=st.data())
 def test_every_command_that_reads_a_scenario_fails_cleanly_on_a_made_up_one(
     capsys: pytest.CaptureFixture[str], quiet_environment: Path, document: Any, data: st.DataObject,
 ) -> None:
     path = quiet_environment / f"scenario{data.draw(st.integers(0, 10**6))}.yaml"
-    text = yaml.safe_dump(document, allow_unicode=True)
+    text = document if isinstance(document, str) else yaml.safe_dump(document, allow_unicode=True)
     path.write_text(mangled(text, data) if data.draw(st.booleans()) else text, encoding="utf-8", errors="surrogatepass")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -93,7 +93,26 @@ class Stamper:
         return metadata
 
 
-VCR_REQUEST_KEYS = ("method", "uri", "body", "headers")  # what vcrpy builds a recorded request from
+_TEXT, _MAP = (str, "text"), (Mapping, "a mapping")
+VCR_PARTS: dict[str, dict[str, tuple[Any, str]]] = {
+    "request": {"method": _TEXT, "uri": _TEXT, "body": ((str, bytes, Mapping, type(None)), "text or a mapping"), "headers": _MAP},
+    "response": {"status": _MAP, "headers": _MAP, "body": _MAP},
+    "older httpx response": {"status_code": (int, "a number"), "headers": _MAP, "content": ((str, bytes), "text")},
+    "status": {"code": (int, "a number"), "message": ((str, type(None)), "text")},
+}
+"""What vcrpy builds a recorded interaction from, and what each part must be."""
+
+
+def vcr_needs(side: str, part: Mapping[str, Any]) -> list[str]:
+    """What vcrpy needs of one side of an interaction that ``part`` lacks (its older httpx
+    response form too), as ``headers as a mapping``."""
+    form = "older httpx response" if side == "response" and "status_code" in part else side
+    missing = [f"{key} as {words}" for key, (kind, words) in VCR_PARTS[form].items() if not isinstance(part.get(key), kind)]
+    status = part.get("status")
+    if form == "response" and isinstance(status, Mapping):
+        missing += [f"status {key} as {words}" for key, (kind, words) in VCR_PARTS["status"].items()
+                    if not isinstance(status.get(key), kind)]
+    return missing
 
 
 class AtomicPersister:
@@ -115,10 +134,11 @@ class AtomicPersister:
         path = Path(cassette_path)
         if path.is_file() and path.read_bytes().strip():
             for n, interaction in enumerate(read_cassette(path).interactions):
-                missing = [key for key in VCR_REQUEST_KEYS if key not in interaction["request"]]
-                if missing:
-                    where = located(path, ["interactions", n, "request"])
-                    raise CassetteError(f"{where}: interaction {n}: vcrpy needs the request's {', '.join(missing)}")
+                for side in ("request", "response"):
+                    missing = vcr_needs(side, interaction[side])
+                    if missing:
+                        where = located(path, ["interactions", n, side])
+                        raise CassetteError(f"{where}: interaction {n}: vcrpy needs the {side}'s {', '.join(missing)}")
         try:
             return FilesystemPersister.load_cassette(cassette_path, serializer)
         except (KeyError, TypeError, AttributeError) as error:  # what vcrpy cannot build its requests from

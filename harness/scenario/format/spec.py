@@ -152,11 +152,13 @@ class ListOf(Spec):
 @dataclass
 class MapOf(Spec):
     """A mapping from strings to values that match ``value``; the keys of ``needs`` must
-    be there, each matching its own spec (a raw event's ``type``)."""
+    be there, each matching its own spec (a raw event's ``type``), and ``rules`` check
+    the whole."""
 
     value: Spec
     description: str = ""
     needs: dict[str, Spec] = field(default_factory=dict)
+    rules: tuple[Callable[[dict[str, Any]], str | None], ...] = ()
 
     def check(self, value: Any, pos: Position, name: str) -> list[Problem]:
         if not isinstance(value, dict):
@@ -167,6 +169,8 @@ class MapOf(Spec):
             problems += self.needs.get(key, self.value).check(item, at, f"{name}.{key}")
         at = value.pos if isinstance(value, LocatedDict) else pos
         problems += [Problem.at(at, f"mapping `{name}` is missing the required key `{key}`") for key in self.needs if key not in value]
+        if not problems:
+            problems += [Problem.at(at, f"`{name}`: {message}") for rule in self.rules if (message := rule(value))]
         return problems
 
     def json_schema(self) -> dict[str, Any]:
