@@ -76,8 +76,10 @@ Betas (``check_request(body, betas=[…])`` only: a beta in ``betas.BETAS`` lift
 - ``messages.N.content.K.document.source: Input tag 'file' found using 'type' does not
   match any of the expected tags: …`` -- lifted by ``files-api-2025-04-14``
 
-Not checked, knowingly: where ``role: system`` messages may stand and which models take
-them (no real error text found); that thinking blocks equal the response that produced
+Not checked, knowingly: what depends on the model or lies outside the body (token
+counts, effort levels, the legacy -1 of the sampling fields, uploaded files, sampling
+fields beside thinking: ```top_k` must be unset when thinking is enabled``); where
+``role: system`` messages may stand and which models take them (no real error text found); that thinking blocks equal the response that produced
 them (that needs the earlier responses, which the caller holds); that with
 thinking on, the last tool-using assistant turn starts with thinking (adaptive thinking
 may skip it); model capabilities such as prefill support; a final assistant message
