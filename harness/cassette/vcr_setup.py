@@ -108,6 +108,9 @@ def vcr_needs(side: str, part: Mapping[str, Any]) -> list[str]:
     response form too), as ``headers as a mapping``."""
     form = "older httpx response" if side == "response" and "status_code" in part else side
     missing = [f"{key} as {words}" for key, (kind, words) in VCR_PARTS[form].items() if not isinstance(part.get(key), kind)]
+    headers = part.get("headers")
+    if isinstance(headers, Mapping) and any(value == [] for value in headers.values()):
+        missing.append("headers with a value each (not an empty list)")
     status = part.get("status")
     if form == "response" and isinstance(status, Mapping):
         missing += [f"status {key} as {words}" for key, (kind, words) in VCR_PARTS["status"].items()
@@ -127,7 +130,7 @@ class AtomicPersister:
         is not one (garbage, ``interactions: 5``) is a CassetteError naming its file and
         line, not vcrpy's TypeError halfway through (a missing or empty file is vcrpy's:
         record afresh)."""
-        from vcr.persisters.filesystem import FilesystemPersister
+        from vcr.persisters.filesystem import CassetteDecodeError, FilesystemPersister
 
         from harness.wire.cassette_file import CassetteError, located, read_cassette
 
@@ -141,7 +144,9 @@ class AtomicPersister:
                         raise CassetteError(f"{where}: interaction {n}: vcrpy needs the {side}'s {', '.join(missing)}")
         try:
             return FilesystemPersister.load_cassette(cassette_path, serializer)
-        except (KeyError, TypeError, AttributeError) as error:  # what vcrpy cannot build its requests from
+        except CassetteDecodeError:
+            raise  # vcrpy's own: it records such a cassette afresh
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as error:  # what vcrpy cannot build its interactions from
             raise CassetteError(f"{path}: vcrpy cannot read this cassette ({type(error).__name__}: {error})") from None
 
     def save_cassette(self, cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
