@@ -46,13 +46,13 @@ def _one_kind(reply: dict[str, Any]) -> str | None:
     return None
 
 
-EVENT_PARTS = {  # type → (part, what it must be); what the harness reads of a raw event
-    "message_start": (("message", dict),),
-    "content_block_start": (("index", int), ("content_block", dict)),
-    "content_block_delta": (("index", int), ("delta", dict)),
-    "content_block_stop": (("index", int),),
-    "message_delta": (("delta", dict), ("usage", dict)),
-    "error": (("error", dict),),
+EVENT_PARTS = {  # type → (part, what it must be, whether it must be there): what the harness reads of a raw event
+    "message_start": (("message", dict, False),),
+    "content_block_start": (("index", int, False), ("content_block", dict, True)),
+    "content_block_delta": (("index", int, True), ("delta", dict, True)),
+    "content_block_stop": (("index", int, False),),
+    "message_delta": (("delta", dict, False), ("usage", dict, False)),
+    "error": (("error", dict, False),),
 }
 DELTA_TEXT = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json", "signature_delta": "signature"}
 
@@ -61,17 +61,17 @@ def event_parts(event: dict[str, Any]) -> str | None:
     """A raw event of a known type whose parts are not what the API sends: an ``index``
     that is not an integer, a ``delta`` that is not a mapping, a text delta without text."""
     kind = event["type"]
-    for part, expected in EVENT_PARTS.get(kind, ()):
+    for part, expected, needed in EVENT_PARTS.get(kind, ()):
         value = event.get(part)
-        if (part in event or part != "usage") and (not isinstance(value, expected) or isinstance(value, bool)):
-            return f"a {kind} event's `{part}` must be {'an integer' if expected is int else 'a mapping'}, got {show(value)}"
+        if (part in event or needed) and (not isinstance(value, expected) or isinstance(value, bool)):
+            return f"the {kind} event's `{part}` must be {'an integer' if expected is int else 'a mapping'}, got {show(value)}"
     part = {"content_block_start": "content_block", "content_block_delta": "delta"}.get(kind)
-    inner = event[part] if part else {}
+    inner = event.get(part) or {} if part else {}
     if "type" in inner and not isinstance(inner["type"], str):
-        return f"a {kind} event's `{part}.type` must be a string, got {show(inner['type'])}"
+        return f"the {kind} event's `{part}.type` must be a string, got {show(inner['type'])}"
     key = DELTA_TEXT.get(inner.get("type", "")) if kind == "content_block_delta" else None
     if key and not isinstance(inner.get(key), str):
-        return f"a {inner['type']}'s `{key}` must be a string, got {show(inner.get(key))}"
+        return f"the {inner['type']}'s `{key}` must be a string, got {show(inner.get(key))}"
     return None
 
 
