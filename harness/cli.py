@@ -7,7 +7,7 @@ check saved conversations.
     harness events SCENARIO [--turn N] [--reply K]   each reply's numbered events and byte offsets, as served
     harness schema [-o FILE]                          the JSON Schema of the scenario format
     harness serve SCENARIO [--port N] [--check] [--policy NAME[=N]]  the scenario on a loopback socket, for any client
-    harness check-history FILE                        check a saved conversation against the API's rules
+    harness check-history FILE [--betas LIST]         check a saved conversation against the API's rules
     harness record / replay / scan / proxy            cassettes: see harness.cassette.commands
 """
 
@@ -211,6 +211,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.set_defaults(command=_serve)
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")
+    history.add_argument("--betas", metavar="LIST",
+                         help="the anthropic-beta values the requests were sent with, comma-separated ('' for none); "
+                         "without it the rules a beta lifts are judged only where a recorded request keeps its headers")
     history.set_defaults(command=_check_history)
     add_cassette_commands(commands, _cassette)
     return parser

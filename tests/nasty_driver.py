@@ -184,6 +184,9 @@ def cases(work: Path) -> list[list[str]]:
         argvs += [["replay", str(path)], ["replay", "--engine", "vcr", str(path)], ["scan", str(path)],
                   ["lint", "--show-commands", str(path)]]
     argvs += [["lint", str(p)] for p in special["overlays"]]
+    for path in special["recorded_over"]:  # an existing cassette that is not one: record stops before any request
+        argvs += [["record", "--cassette", str(path), "--record-mode", mode, "--base-url", "http://127.0.0.1:9", "--", "hi"]
+                  for mode in ("all", "new_episodes")]
     for path in histories + special["histories"]:
         argvs.append(["check-history", str(path)])
     argvs += [
@@ -237,11 +240,17 @@ def _specials(work: Path) -> dict[str, list[Path] | Path]:
         overlays.append(overlay)
     history_folder = made / "history.json"
     history_folder.mkdir()
+    recorded_over = []
+    for name in ("not_yaml.yaml", "interactions_not_a_list.yaml", "a_list.yaml", "request_without_uri.yaml"):
+        copy = made / f"recorded_over_{name}"
+        copy.write_bytes((NASTY / "cassettes" / name).read_bytes())
+        recorded_over.append(copy)
     return {
         "scenarios": [made / "folder.yaml", made / "link_out.yaml", made / "transcript_link.yaml"],
         "cassettes": [made / "folder.yaml", made / "link_out.yaml"],
         "histories": [history_folder, made / "link_out.yaml"],
         "overlays": overlays,
+        "recorded_over": recorded_over,
         "fifo_folder": fifo_folder,
     }
 

@@ -168,6 +168,7 @@ def test_a_recorded_stream_gets_the_agents_names_too() -> None:
     ("spec", "says"),
     [
         ("examples.careful_agent", "expected MODULE:FACTORY"),
+        ("..:make_agent", "expected MODULE:FACTORY"),
         ("no_such_module_here:make", "no module named 'no_such_module_here'"),
         ("examples.careful_agent:nope", "has no 'nope'; callables there: "),
         ("examples/careful_agent/missing.py:make", "no such file"),

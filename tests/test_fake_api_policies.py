@@ -64,7 +64,7 @@ MALFORMED = {
         "messages.0.content.0: Unable to extract tag using discriminator 'type'",
     ),
     "messages that are an object": (request() | {"messages": {"0": "Hi"}}, "messages: Input should be a valid list"),
-    "a message that is a list": (request(["user", "Hi"]), "messages.0: Input should be a valid dictionary"),
+    "a message that is a list": (request(["user", "Hi"]), "messages.0: Input does not match the expected shape."),
 }
 
 

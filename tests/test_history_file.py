@@ -58,7 +58,7 @@ def test_invalid_json_names_the_file_line_column_and_what_was_expected(tmp_path:
         check_history_file(path)
     assert str(caught.value) == (
         f"{path}:3:3: not valid JSON (Expecting ',' delimiter); "
-        'expected a JSON list of messages, a request object with "messages", or JSON Lines of either'
+        'expected a JSON list of messages, a request object with "messages", a recorded request, or JSON Lines of these'
     )
 
 
@@ -96,3 +96,43 @@ def test_missing_file_is_an_error_not_a_traceback(tmp_path: Path) -> None:
 
 def test_history_file_error_is_a_value_error() -> None:
     assert issubclass(HistoryFileError, ValueError)
+
+
+# --- betas -------------------------------------------------------------------------------
+
+THINKING_BUDGET = {"model": "m", "max_tokens": 1024, "thinking": {"type": "enabled", "budget_tokens": 1024}, "messages": GOOD[:1]}
+BUDGET_LINE = (
+    "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
+)
+
+
+def test_a_rule_a_beta_lifts_is_judged_only_when_the_betas_are_known(tmp_path: Path) -> None:
+    path = write(tmp_path, json.dumps(THINKING_BUDGET))
+    assert check_history_file(path) == []
+    assert check_history_file(path, betas=[]) == [BUDGET_LINE]
+    assert check_history_file(path, betas=["interleaved-thinking-2025-05-14"]) == []
+
+
+def test_a_recorded_request_is_judged_with_the_betas_its_headers_name(tmp_path: Path) -> None:
+    lines = [
+        {"headers": {"anthropic-beta": "interleaved-thinking-2025-05-14"}, "body": THINKING_BUDGET},
+        {"headers": {"content-type": "application/json"}, "body": json.dumps(THINKING_BUDGET)},
+        {"body": THINKING_BUDGET},  # no headers kept: the option's betas, here none known
+    ]
+    path = write(tmp_path, "\n".join(map(json.dumps, lines)))
+    assert check_history_file(path) == [f"line 2: {BUDGET_LINE}"]
+    assert check_history_file(path, betas=[]) == [f"line 2: {BUDGET_LINE}", f"line 3: {BUDGET_LINE}"]
+
+
+def test_a_line_of_the_servers_log_is_a_recorded_request(tmp_path: Path) -> None:
+    asked = {"number": 1, "method": "POST", "path": "/v1/messages", "request": {"headers": {}, "body": json.dumps({"messages": DANGLING})}}
+    listed = {"number": 2, "method": "GET", "path": "/v1/models", "request": {"headers": {}, "body": None}}
+    path = write(tmp_path, json.dumps(asked) + "\n" + json.dumps(listed) + "\n")
+    assert check_history_file(path) == [f"line 1: {DANGLING_LINE}"]
+
+
+def test_a_recorded_request_whose_body_is_not_a_conversation_is_refused_at_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path, json.dumps(GOOD) + "\n" + json.dumps({"headers": {}, "body": "{not json"}) + "\n")
+    with pytest.raises(HistoryFileError, match=re.escape(f"{path}:2:1: the recorded request's body is not JSON")):
+        check_history_file(path)

@@ -88,7 +88,7 @@ def test_a_tool_use_needs_a_name_and_an_input() -> None:
 
 
 def test_roles_a_missing_role_and_system_messages() -> None:
-    assert said(check_history([{"content": "x"}])) == ["messages.0.role: Field required"]
+    assert said(check_history([{"content": "x"}])) == ["messages.0: Input does not match the expected shape."]
     assert said(check_history([{"role": "tool", "content": "x"}])) == ["messages.0.role: Input should be 'user' or 'assistant'"]
     assert said(check_history([{"role": "system", "content": "Be brief."}, USER])) == [
         "messages.0: use the top-level 'system' parameter for the initial system prompt"

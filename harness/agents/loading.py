@@ -24,7 +24,8 @@ class AgentSpecError(HarnessError, ValueError):
 def load_factory(spec: str) -> Callable[..., Any]:
     """The factory that ``spec`` names."""
     module_name, colon, attribute = spec.rpartition(":")
-    if not colon or not module_name or not attribute.isidentifier():
+    dotted = module_name.endswith(".py") or all(part.isidentifier() for part in module_name.split("."))
+    if not colon or not module_name or not attribute.isidentifier() or not dotted:  # ``..:x`` names no module
         raise AgentSpecError(f"agent {spec!r}: expected {FORM}")
     module = _module(spec, module_name)
     factory = getattr(module, attribute, None)

@@ -167,10 +167,14 @@ def api_key_for(base_url: str) -> str | None:
     return key or ("harness-drift" if host in ("127.0.0.1", "localhost", "::1") else None)
 
 
-def _headers(part: Mapping[str, Any]) -> dict[str, Any]:
+def _headers(part: Mapping[str, Any]) -> dict[str, str]:
+    """The recorded headers, one text value each (vcrpy keeps a list; a hand-edited
+    cassette may hold a number, which is sent as its text)."""
     headers = part.get("headers") or {}
-    return {str(k).lower(): (v[0] if isinstance(v, list) and v else v) for k, v in headers.items()} \
-        if isinstance(headers, Mapping) else {}
+    if not isinstance(headers, Mapping):
+        return {}
+    firsts = {str(k).lower(): v[0] if isinstance(v, list) and v else v for k, v in headers.items()}
+    return {name: str(value) for name, value in firsts.items() if value is not None and value != []}
 
 
 def _request_body(request: Mapping[str, Any]) -> bytes:

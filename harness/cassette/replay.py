@@ -74,7 +74,9 @@ def lines_from_cassette(interactions: Sequence[Mapping[str, Any]]) -> list[str]:
     requests (mini_agent sends a line as a string, tool results as a list)."""
     lines: list[str] = []
     for body in request_bodies(interactions):
-        said = [m["content"] for m in body.get("messages", []) if m.get("role") == "user" and isinstance(m.get("content"), str)]
+        messages = body.get("messages")  # a recorded request may be one the API refused: any JSON
+        said = [m["content"] for m in messages if isinstance(m, dict) and m.get("role") == "user"
+                and isinstance(m.get("content"), str)] if isinstance(messages, list) else []
         if len(said) > len(lines) and said[: len(lines)] == lines:
             lines = said
     return lines

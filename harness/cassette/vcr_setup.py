@@ -94,6 +94,31 @@ class Stamper:
         return metadata
 
 
+_TEXT, _MAP = (str, "text"), (Mapping, "a mapping")
+VCR_PARTS: dict[str, dict[str, tuple[Any, str]]] = {
+    "request": {"method": _TEXT, "uri": _TEXT, "body": ((str, bytes, Mapping, type(None)), "text or a mapping"), "headers": _MAP},
+    "response": {"status": _MAP, "headers": _MAP, "body": _MAP},
+    "older httpx response": {"status_code": (int, "a number"), "headers": _MAP, "content": ((str, bytes), "text")},
+    "status": {"code": (int, "a number"), "message": ((str, type(None)), "text")},
+}
+"""What vcrpy builds a recorded interaction from, and what each part must be."""
+
+
+def vcr_needs(side: str, part: Mapping[str, Any]) -> list[str]:
+    """What vcrpy needs of one side of an interaction that ``part`` lacks (its older httpx
+    response form too), as ``headers as a mapping``."""
+    form = "older httpx response" if side == "response" and "status_code" in part else side
+    missing = [f"{key} as {words}" for key, (kind, words) in VCR_PARTS[form].items() if not isinstance(part.get(key), kind)]
+    headers = part.get("headers")
+    if isinstance(headers, Mapping) and any(value == [] for value in headers.values()):
+        missing.append("headers with a value each (not an empty list)")
+    status = part.get("status")
+    if form == "response" and isinstance(status, Mapping):
+        missing += [f"status {key} as {words}" for key, (kind, words) in VCR_PARTS["status"].items()
+                    if not isinstance(status.get(key), kind)]
+    return missing
+
+
 class AtomicPersister:
     """vcrpy's filesystem persister, but the save is stamped, scanned and atomic."""
 
@@ -102,9 +127,28 @@ class AtomicPersister:
 
     @staticmethod
     def load_cassette(cassette_path: Any, serializer: Any) -> Any:
-        from vcr.persisters.filesystem import FilesystemPersister
+        """vcrpy's load, after the harness's reader has checked the file: a cassette that
+        is not one (garbage, ``interactions: 5``) is a CassetteError naming its file and
+        line, not vcrpy's TypeError halfway through (a missing or empty file is vcrpy's:
+        record afresh)."""
+        from vcr.persisters.filesystem import CassetteDecodeError, FilesystemPersister
 
-        return FilesystemPersister.load_cassette(cassette_path, serializer)
+        from harness.wire.cassette_file import CassetteError, located, read_cassette
+
+        path = Path(cassette_path)
+        if path.is_file() and path.read_bytes().strip():
+            for n, interaction in enumerate(read_cassette(path).interactions):
+                for side in ("request", "response"):
+                    missing = vcr_needs(side, interaction[side])
+                    if missing:
+                        where = located(path, ["interactions", n, side])
+                        raise CassetteError(f"{where}: interaction {n}: vcrpy needs the {side}'s {', '.join(missing)}")
+        try:
+            return FilesystemPersister.load_cassette(cassette_path, serializer)
+        except CassetteDecodeError:
+            raise  # vcrpy's own: it records such a cassette afresh
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as error:  # what vcrpy cannot build its interactions from
+            raise CassetteError(f"{path}: vcrpy cannot read this cassette ({type(error).__name__}: {error})") from None
 
     def save_cassette(self, cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
         from vcr.serialize import serialize

@@ -4,6 +4,7 @@ the agents it checks.
 
 Each rule is one small function whose docstring quotes the API's text, and a runner calls
 a list of them, as vcrpy's matchers are run: ``request.REQUEST_RULES`` (the body),
+``request.BETA_RULES`` (the rules a beta lifts: run when the request's betas are known),
 ``fields.FIELD_RULES`` (its fields), ``message_rules.BLOCK_RULES`` / ``CONTENT_RULES`` /
 ``SYSTEM_RULES`` (one message, run by ``messages.check_history`` in one pass),
 ``turn_rules.TURN_RULES`` (between turns) and ``signatures`` (what the API answered
@@ -14,6 +15,8 @@ the real one. Rules, as ``path: message`` (N = message index, K = block index):
 
 Messages
 - ``messages: at least one message is required``
+- ``messages.N: Input does not match the expected shape.`` -- a message that is not an
+  object (``messages: ["Invalid content"]``) or has no ``role`` (``{}``)
 - ``messages.N.role: Input should be 'user' or 'assistant'`` -- any role but those and
   ``system`` (accepted with any betas: the docs say no beta header is required)
 - ``messages.N: all messages must have non-empty content except for the optional final
@@ -26,21 +29,25 @@ Messages
 Tool use (pairing is judged on turns: consecutive same-role messages are merged, as
 the API merges them, and ``system`` messages are skipped)
 - ``messages.N.content.K.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'``
-- ``messages.N.content.K: `tool_use` ids must be unique`` -- across the whole request
+- ``messages.N.content.K: `tool_use` ids must be unique`` -- within one assistant turn: a
+  later turn may use an id again, answered again
 - ``messages.N.content.K.tool_use.input: Input should be a valid dictionary`` -- input
   that is JSON but not an object (``[1, 2]``), as the model may stream it
 - ``messages.N.content.K.tool_use.name: String should have at least 1 character`` /
   ``... at most 200 characters``
 - ``messages.N: `tool_result` blocks can only be in `user` messages``
 - ``messages.N: `tool_use` ids were found without `tool_result` blocks immediately
-  after: ...`` -- N is the first message of the turn after the ``tool_use`` turn
+  after: ...`` -- N is the first message of the turn after the ``tool_use`` turn; a
+  client ``tool_use`` with a server tool's id (``srvtoolu_…``) and a declared server
+  tool's name is not answered by a ``tool_result``
 - ``messages.N: Did not find M `tool_result` block(s) at the beginning of this message.
   ...`` -- every id is answered, but not by the blocks that open the turn
 - ``messages.N.content.K: unexpected `tool_use_id` found in `tool_result` blocks: ...``
 
 Thinking
 - ``messages.N.content.0: If an assistant message contains any thinking blocks, the first
-  block must be `thinking` or `redacted_thinking`. Found `X`.``
+  block must be `thinking` or `redacted_thinking`. Found `X`.`` -- unless it opens with
+  a server tool's call or result (the model thinks after a server tool's result)
 - ``messages.N: The final block in an assistant message cannot be `thinking`.``
 - ``messages.N.content.K: When thinking is disabled, an `assistant` message in the final
   position cannot contain `thinking`. ...`` (``check_request`` only: needs ``thinking``)
@@ -50,9 +57,10 @@ Thinking
 
 Validation, reported before the rules above (``fields``, ``blocks``; pydantic's words)
 - ``model``, ``max_tokens``, ``temperature``, ``top_p``, ``top_k``: types and ranges
-  (``temperature: Input should be less than or equal to 1`` …), when present
-- ``messages.N.role: Field required``; ``messages.0: use the top-level 'system'
-  parameter …`` (a system message may follow a user turn, not open the conversation)
+  (``temperature: Input should be less than or equal to 1`` …), when present; -1, the
+  legacy "unset" value, is the model's to judge
+- ``messages.0: use the top-level 'system' parameter …`` (a system message may follow
+  a user turn, not open the conversation)
 - known blocks' required string fields (``messages.N.content.K.text.text: Input should
   be a valid string``, ``….image.source: Field required``, a block without ``type``);
   unknown block types and unknown fields pass
@@ -62,8 +70,16 @@ Request (``check_request`` only)
   ``String should have at most 128 characters``; ``tools: Tool names must be unique.``
 - ``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path)
 
-Not checked, knowingly: where ``role: system`` messages may stand and which models take
-them (no real error text found); that thinking blocks equal the response that produced
+Betas (``check_request(body, betas=[…])`` only: a beta in ``betas.BETAS`` lifts them)
+- ```max_tokens` must be greater than `thinking.budget_tokens`. …`` (no path) -- lifted
+  by ``interleaved-thinking-2025-05-14``
+- ``messages.N.content.K.document.source: Input tag 'file' found using 'type' does not
+  match any of the expected tags: …`` -- lifted by ``files-api-2025-04-14``
+
+Not checked, knowingly: what depends on the model or lies outside the body (token
+counts, effort levels, the legacy -1 of the sampling fields, uploaded files, sampling
+fields beside thinking: ```top_k` must be unset when thinking is enabled``); where
+``role: system`` messages may stand and which models take them (no real error text found); that thinking blocks equal the response that produced
 them (that needs the earlier responses, which the caller holds); that with
 thinking on, the last tool-using assistant turn starts with thinking (adaptive thinking
 may skip it); model capabilities such as prefill support; a final assistant message

@@ -3,29 +3,32 @@ where that comes from.
 
 A request's betas are read from its ``anthropic-beta`` header (comma-separated; the SDK
 sends one header for ``betas=[…]``). A beta not in the table is reported as unknown —
-its rules are not checked — and never makes a request invalid. No rule of the oracle
-depends on a beta today: ``role: system`` inside ``messages`` needs none ("No beta header
-is required", the mid-conversation system messages page), and the fake API keeps message
-threads whether or not a request names their beta (the SDK drops ``thread`` and the
-beta together; nothing documents a request that sends one without the other).
+its rules are not checked — and never makes a request invalid. A beta may lift rules of
+the oracle (``lifts``, the names of rules in ``request.BETA_RULES``): the table decides,
+the rules stay beta-blind. ``role: system`` inside ``messages`` needs no beta ("No beta
+header is required", the mid-conversation system messages page), and the fake API keeps
+message threads whether or not a request names their beta (the SDK drops ``thread`` and
+the beta together; nothing documents a request that sends one without the other).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DOCS = "https://platform.claude.com/docs/en/build-with-claude/"
 
 
 @dataclass(frozen=True)
 class Beta:
-    """One beta: what it turns on, what the harness does about it, and the source."""
+    """One beta: what it turns on, what the harness does about it, and the source;
+    ``lifts``: the oracle's rules that do not hold with it."""
 
     name: str
     enables: str
     rule: str
     source: str
+    lifts: tuple[str, ...] = field(default=())
 
 
 BETAS = {
@@ -60,8 +63,20 @@ BETAS = {
         ),
         Beta("fallback-credit-2026-07-01", "fallback credits", "none", "the SDK's fallbacks middleware (DEFAULT_BETAS)"),
         Beta("claude-code-20250219", "Claude Code's own requests", "none", "sent by every Claude Code request seen"),
-        Beta("interleaved-thinking-2025-05-14", "thinking between tool calls", "none: the thinking rules hold either way",
-             "sent by Claude Code 2.1.332"),
+        Beta(
+            "interleaved-thinking-2025-05-14", "thinking between tool calls",
+            "`thinking.budget_tokens` may reach `max_tokens`; the other thinking rules hold either way",
+            DOCS + "extended-thinking (\"With interleaved thinking, the `budget_tokens` can exceed the `max_tokens` "
+            "parameter\"); sent by Claude Code 2.1.332",
+            lifts=("thinking_budget_below_max_tokens",),
+        ),
+        Beta(
+            "files-api-2025-04-14", "uploaded files: `source: {type: file, file_id}` in image and document blocks",
+            "a file source is refused without it, in the API's words (the standard validator knows no `file` tag)",
+            DOCS + "files; the 400 without it: messages.0.content.0.document.source: Input tag 'file' found using "
+            "'type' does not match any of the expected tags",
+            lifts=("file_sources_need_the_files_beta",),
+        ),
         Beta("context-management-2025-06-27", "the `context_management` field (clear_thinking edits)", "none",
              "sent by Claude Code 2.1.332"),
         Beta("thinking-token-count-2026-05-13", "thinking token counts", "none", "sent by Claude Code 2.1.332"),
@@ -83,3 +98,8 @@ def request_betas(headers: Mapping[str, str]) -> list[str] | None:
 def unknown_betas(betas: Iterable[str] | None) -> list[str]:
     """The betas the table does not know, in order, each once."""
     return list(dict.fromkeys(b for b in betas or () if b not in BETAS))
+
+
+def lifted_rules(betas: Iterable[str]) -> set[str]:
+    """The names of the oracle's rules the known betas among ``betas`` lift."""
+    return {rule for beta in betas if beta in BETAS for rule in BETAS[beta].lifts}

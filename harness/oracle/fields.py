@@ -14,8 +14,16 @@ conversation. Each rule and its source:
 - ``temperature`` and ``top_p``: ``Input should be a valid number`` (… ``unable to
   parse string as a number``), ``Input should be greater than or equal to 0`` /
   ``Input should be less than or equal to 1`` -- documented as ranging 0.0 to 1.0;
-  the upper text as the live API returns it.
+  the upper text as the live API returns it. -1 is not judged (``UNSET``).
 - ``top_k: Input should be a valid integer`` -- an integer (no range is documented).
+
+-1 is the "unset" value of the sampling fields in the legacy Text Completions API
+("Defaults to -1, which disables it"), and clients still send it: ``@langchain/anthropic``
+sent ``top_p: -1`` (and ``top_k: -1``) by default into 2026. Whether the API takes it
+depends on the model, not the body: older models took it as unset (recorded as accepted
+in 2025), newer ones answer ``top_p cannot be set to -1 for this model.`` (Claude Opus 4.1,
+August 2025; Haiku 4.5, Sonnet 4.5 and 4.6 in 2026) and ```temperature` cannot be set to
+-1 for this model`` (Haiku 4.5, 2026). A body-only checker cannot tell: it accepts -1.
 
 Unknown fields pass: the API grows fields faster than any list of them.
 """
@@ -31,6 +39,7 @@ from harness.oracle.wording import Violation
 
 MAX_TOKENS_FLOOR = 0
 SAMPLING_RANGE = (0, 1)
+UNSET = -1  # the sampling fields' legacy "unset" value: whether it is taken depends on the model
 
 
 def field_violations(body: Mapping[str, Any]) -> list[Violation]:
@@ -65,11 +74,15 @@ def max_tokens_in_range(name: str, value: Any) -> list[Violation]:
 
 def sampling_in_range(name: str, value: Any) -> list[Violation]:
     """``temperature`` and ``top_p``: ``Input should be a valid number`` (…), ``Input should
-    be greater than or equal to 0`` / ``Input should be less than or equal to 1``."""
+    be greater than or equal to 0`` / ``Input should be less than or equal to 1``; -1, the
+    legacy "unset" value, is the model's to judge (``top_p cannot be set to -1 for this
+    model.``)."""
     problem, number = number_problem(value)
     if problem:
         return [Violation(name, problem)]
     low, high = SAMPLING_RANGE
+    if number == UNSET:
+        return []
     if number < low:
         return [Violation(name, wording.GREATER_EQUAL.format(limit=low))]
     if number > high:

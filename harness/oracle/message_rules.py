@@ -31,6 +31,7 @@ reports and in Claude Code's changelog: "Fixed conversations getting permanently
 *definitions* (``tools.N.custom.name``) does not apply to names in the history."""
 _TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
 _THINKING = ("thinking", "redacted_thinking")
+_SERVER_TOOL_CALLS = ("server_tool_use", "mcp_tool_use")
 _MAPPING = (dict, Mapping)  # same answer as Mapping alone, but dicts skip the slow ABC check
 
 
@@ -41,7 +42,7 @@ class Message:
     ``blocks`` is the content as blocks (a string is one text block; for a system message,
     its list only); ``types`` the type of each (None for a block that is not an object).
     ``final``: the final message of the request, from the assistant. ``tool_use_ids``: the
-    valid tool_use ids of the request so far, one set shared by all its messages."""
+    valid tool_use ids of its turn so far, one set shared by the messages of a turn."""
 
     index: int
     role: str
@@ -76,8 +77,11 @@ def tool_use_id_pattern(block: Mapping[str, Any], at: str, message: Message) -> 
 
 
 def tool_use_ids_unique(block: Mapping[str, Any], at: str, message: Message) -> Iterable[Violation]:
-    """``messages.N.content.K: `tool_use` ids must be unique`` -- across the whole request;
-    an id that breaks the pattern is said to do that instead."""
+    """``messages.N.content.K: `tool_use` ids must be unique`` -- within one assistant turn
+    (two parallel calls with one id); a later turn may use an id again, each use with its
+    own ``tool_result`` (accepted live: a conversation begun on another provider that
+    numbers its calls afresh each turn). An id that breaks the pattern is said to do that
+    instead."""
     tool_id = block.get("id")
     if not isinstance(tool_id, str):
         return ()
@@ -155,13 +159,23 @@ def final_text_not_trailing_whitespace(message: Message) -> Iterable[Violation]:
 
 def thinking_first(message: Message) -> Iterable[Violation]:
     """``messages.N.content.0: If an assistant message contains any thinking blocks, the
-    first block must be `thinking` or `redacted_thinking`. Found `X`.``"""
+    first block must be `thinking` or `redacted_thinking`. Found `X`.`` -- unless the
+    message opens with a server tool's call or result: the model thinks after the result of
+    a tool the API ran within the turn (accepted live: ``server_tool_use`` →
+    ``bash_code_execution_tool_result`` → ``thinking`` …, code execution)."""
     types = message.types
-    if message.role != "assistant" or types[0] in _THINKING:
+    if message.role != "assistant" or types[0] in _THINKING or is_server_tool_block(types[0]):
         return ()
     if "thinking" in types or "redacted_thinking" in types:
         return [Violation(f"{message.path}.content.0", wording.THINKING_FIRST.format(found=types[0]))]
     return ()
+
+
+def is_server_tool_block(kind: Any) -> bool:
+    """A server tool's call (``server_tool_use``, ``mcp_tool_use``) or its result
+    (``web_search_tool_result``, ``code_execution_tool_result`` … any ``*_tool_result`` but
+    the client's ``tool_result``): blocks the API writes within an assistant turn."""
+    return isinstance(kind, str) and (kind in _SERVER_TOOL_CALLS or kind.endswith("_tool_result"))
 
 
 # -- a system message ----------------------------------------------------------------

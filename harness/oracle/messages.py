@@ -15,12 +15,13 @@ them, and ``role: system`` messages are skipped: the API accepts them mid-conver
 with no beta header ("No beta header is required", the mid-conversation system messages
 page). Of their placement only what the docs state is checked: one cannot open the
 conversation (they are accepted "immediately after a user turn"). The models that take
-them are not checked.
+them are not checked. ``tool_use`` ids are unique within a turn: a user message starts
+the set afresh (``message_rules.tool_use_ids_unique``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from itertools import groupby
 from operator import attrgetter
 from typing import Any
@@ -40,8 +41,11 @@ from harness.oracle.wording import Violation
 _MAPPING = (dict, Mapping)  # same answer as Mapping alone, but dicts skip the slow ABC check
 
 
-def check_history(messages: Sequence[Mapping[str, Any]]) -> list[Violation]:
-    """Check only the ``messages`` list, in one pass; earliest message first."""
+def check_history(messages: Sequence[Mapping[str, Any]], *, server_tools: Collection[str] = ()) -> list[Violation]:
+    """Check only the ``messages`` list, in one pass; earliest message first.
+    ``server_tools``: the names of the server tools the request declares (``check_request``
+    reads them from ``tools``): a client ``tool_use`` that calls one is not answered by a
+    ``tool_result`` (``turn_rules.answerable``)."""
     if not messages:
         return [Violation("messages", wording.NO_MESSAGES)]
     found: list[tuple[int, Violation]] = []
@@ -49,6 +53,8 @@ def check_history(messages: Sequence[Mapping[str, Any]]) -> list[Violation]:
     tool_use_ids: set[str] = set()
     last = len(messages) - 1
     for index, raw in enumerate(messages):
+        if isinstance(raw, _MAPPING) and raw.get("role") == "user":
+            tool_use_ids = set()  # a user turn ends the assistant turn whose ids must be unique
         message = _read(index, raw, index == last, tool_use_ids)
         if isinstance(message, Violation):
             found.append((index, message))
@@ -71,7 +77,7 @@ def check_history(messages: Sequence[Mapping[str, Any]]) -> list[Violation]:
             for violation in rule(message):
                 found.append((index, violation))
         readable.append(message)
-    found += _between_turns(readable)
+    found += _between_turns(readable, server_tools)
     found.sort(key=lambda item: (not is_validation(item[1]), item[0]))
     return [violation for _, violation in found]
 
@@ -92,15 +98,17 @@ def content_blocks(content: Any) -> list[Any] | None:
 
 
 def _read(index: int, raw: Any, last: bool, tool_use_ids: set[str]) -> Message | Violation:
-    """The message as the rules read it; or why they cannot: it is not an object, it has no
-    known role, or (but for a system message) no content list."""
-    if not isinstance(raw, _MAPPING):
-        return Violation(f"messages.{index}", wording.NOT_AN_OBJECT)
+    """The message as the rules read it; or why they cannot: it is not an object or has no
+    role (none of the message forms: ``messages.N: Input does not match the expected
+    shape.``, the API's words for ``"Invalid content"`` and for ``{}``), has an unknown
+    role, or (but for a system message) no content list."""
+    if not isinstance(raw, _MAPPING) or "role" not in raw:
+        return Violation(f"messages.{index}", wording.NOT_THE_SHAPE)
     role, content = raw.get("role"), raw.get("content")
     if role == "system":
         return Message(index, role, content, content if isinstance(content, list) else [], [], False, tool_use_ids)
     if role != "user" and role != "assistant":
-        return Violation(f"messages.{index}.role", wording.FIELD_REQUIRED if "role" not in raw else wording.ROLE)
+        return Violation(f"messages.{index}.role", wording.ROLE)
     blocks = content_blocks(content)
     if blocks is None:
         return Violation(f"messages.{index}.content", wording.FIELD_REQUIRED if content is None else wording.NOT_A_LIST)
@@ -108,14 +116,16 @@ def _read(index: int, raw: Any, last: bool, tool_use_ids: set[str]) -> Message |
     return Message(index, role, content, blocks, types, last and role == "assistant", tool_use_ids)
 
 
-def _between_turns(messages: list[Message]) -> list[tuple[int, Violation]]:
+def _between_turns(messages: list[Message], server_tools: Collection[str]) -> list[tuple[int, Violation]]:
     """The rules between turns (consecutive messages of one role), each user turn read
     against the assistant turn before it."""
     found: list[tuple[int, Violation]] = []
     asked: list[str] = []
+    unanswerable: set[str] = set()
     for role, group in groupby(messages, key=attrgetter("role")):
-        turn = Turn(role, list(group), asked if role == "user" else [])
+        turn = Turn(role, list(group), asked if role == "user" else [], unanswerable if role == "user" else set())
         for rule in TURN_RULES[role]:
             found += rule(turn)
         asked = turn.tool_use_ids() if role == "assistant" else []
+        unanswerable = turn.server_tool_calls(server_tools) if role == "assistant" else set()
     return found

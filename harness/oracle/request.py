@@ -1,9 +1,14 @@
 """The rules on a whole request body, one small function each, run in the order of
 ``REQUEST_RULES`` (the order the API reports them in): the fields' types and ranges
 (``fields``: the API validates those first), then the messages (``messages``), whether
-thinking may close the conversation, the tool definitions, and request-wide limits. The
-one rule that needs what the API answered before, thinking signed by another model,
-runs last and only when the caller gives the signatures (``signatures``).
+thinking may close the conversation, the tool definitions, and request-wide limits.
+
+``BETA_RULES`` hold where no beta of the request lifts them (the table in ``betas`` says
+which beta lifts which rule): they run after the fields, and only when the caller knows
+the request's betas (``check_request(body, betas=[…])``; ``[]`` for none). A body whose
+headers were not kept is not judged by them: a false alarm is worse than a miss. The one
+rule that needs what the API answered before, thinking signed by another model, runs last
+and only when the caller gives the signatures (``signatures``).
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness.oracle import wording
-from harness.oracle.fields import field_violations
+from harness.oracle.betas import lifted_rules
+from harness.oracle.fields import field_violations, integer_problem
 from harness.oracle.messages import check_history, content_blocks
 from harness.oracle.signatures import signed_by_the_requested_model
 from harness.oracle.wording import Violation
@@ -23,16 +29,27 @@ MAX_TOOL_NAME = 128
 _TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
 _THINKING = ("thinking", "redacted_thinking")
 _MAPPING = (dict, Mapping)
+SERVER_TOOL_TYPES = ("web_search_", "web_fetch_", "code_execution_", "advisor_", "tool_search_tool_")
+"""The tool ``type``s the API runs itself, by prefix (the tool reference's "Execution:
+Server" rows); ``bash_``, ``text_editor_``, ``computer_`` and ``memory_`` tools are the
+client's."""
+FILE_SOURCE_TAGS = {"document": "'base64', 'content', 'text', 'url'", "image": "'base64', 'url'"}
 RequestRule = Callable[[Mapping[str, Any]], list[Violation]]
 
 
-def check_request(body: Mapping[str, Any], *, signatures: Mapping[str, str] | None = None) -> list[Violation]:
+def check_request(
+    body: Mapping[str, Any], *, signatures: Mapping[str, str] | None = None, betas: Sequence[str] | None = None,
+) -> list[Violation]:
     """Check a whole request body. ``signatures``: the thinking signatures the API handed
     out, each with the model that wrote it (what a fake API remembers of its answers);
-    without them, signatures are not checked."""
+    without them, signatures are not checked. ``betas``: the request's ``anthropic-beta``
+    values (``[]``: none); without them, the rules a beta lifts are not checked."""
     found: list[Violation] = []
     for rule in REQUEST_RULES:
         found += rule(body)
+        if rule is field_violations and betas is not None:
+            lifted = lifted_rules(betas)
+            found += [v for beta_rule in BETA_RULES if beta_rule.__name__ not in lifted for v in beta_rule(body)]
     if signatures:
         found += signed_by_the_requested_model(body, signatures)
     return found
@@ -56,7 +73,7 @@ def messages_rules(body: Mapping[str, Any]) -> list[Violation]:
     every rule on the list (``check_history``)."""
     messages = body.get("messages")
     if isinstance(messages, list):
-        return check_history(messages)
+        return check_history(messages, server_tools=server_tool_names(body))
     return [Violation("messages", wording.FIELD_REQUIRED if messages is None else wording.NOT_A_LIST)]
 
 
@@ -111,10 +128,66 @@ def cache_control_limit(body: Mapping[str, Any]) -> list[Violation]:
     return []
 
 
+def thinking_budget_below_max_tokens(body: Mapping[str, Any]) -> list[Violation]:
+    """```max_tokens` must be greater than `thinking.budget_tokens`. Please consult our
+    documentation at …`` (no path) -- with ``thinking: {type: enabled}``. Lifted by
+    ``interleaved-thinking-2025-05-14``: "With interleaved thinking, the `budget_tokens`
+    can exceed the `max_tokens` parameter" (extended thinking docs)."""
+    thinking = body.get("thinking")
+    if not isinstance(thinking, _MAPPING) or thinking.get("type") != "enabled":
+        return []
+    (budget_problem, budget), (max_problem, max_tokens) = (integer_problem(thinking.get("budget_tokens")),
+                                                           integer_problem(body.get("max_tokens")))
+    if budget_problem or max_problem or max_tokens > budget:
+        return []
+    return [Violation("", wording.BUDGET_NOT_BELOW_MAX_TOKENS)]
+
+
+def file_sources_need_the_files_beta(body: Mapping[str, Any]) -> list[Violation]:
+    """``messages.N.content.K.document.source: Input tag 'file' found using 'type' does not
+    match any of the expected tags: 'base64', 'content', 'text', 'url'`` (``image``: 'base64',
+    'url') -- a ``file`` source (an uploaded file's id), also inside a ``tool_result``.
+    Lifted by ``files-api-2025-04-14``."""
+    found = []
+    for at, block in _content_blocks(body):
+        kind, source = block.get("type"), block.get("source")
+        if isinstance(kind, str) and kind in FILE_SOURCE_TAGS and isinstance(source, _MAPPING) and source.get("type") == "file":
+            text = wording.FILE_SOURCE_TAG.format(tags=FILE_SOURCE_TAGS[kind])
+            found.append(Violation(f"{at}.{kind}.source", text))
+    return found
+
+
 REQUEST_RULES: tuple[RequestRule, ...] = (
     field_violations, messages_rules, thinking_enabled_for_final_thinking, tool_names_match_pattern,
     tool_names_unique, cache_control_limit,
 )
+BETA_RULES: tuple[RequestRule, ...] = (file_sources_need_the_files_beta, thinking_budget_below_max_tokens)
+"""The rules a beta lifts (``betas.BETAS``, each beta's ``lifts``), run after the fields."""
+
+
+def server_tool_names(body: Mapping[str, Any]) -> frozenset[str]:
+    """The names of the server tools the request declares (``SERVER_TOOL_TYPES``)."""
+    return frozenset(
+        tool["name"] for tool in _tools(body)
+        if isinstance(tool, _MAPPING) and isinstance(tool.get("type"), str) and isinstance(tool.get("name"), str)
+        and tool["type"].startswith(SERVER_TOOL_TYPES)
+    )
+
+
+def _content_blocks(body: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """Every content block of ``messages`` with its path, those inside a tool_result too."""
+    messages = body.get("messages")
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for i, message in enumerate(messages if isinstance(messages, list) else []):
+        content = message.get("content") if isinstance(message, _MAPPING) else None
+        for k, block in enumerate(content if isinstance(content, list) else []):
+            if not isinstance(block, _MAPPING):
+                continue
+            found.append((f"messages.{i}.content.{k}", block))
+            inner = block.get("content") if block.get("type") == "tool_result" else None
+            found += [(f"messages.{i}.content.{k}.tool_result.content.{j}", b)
+                      for j, b in enumerate(inner if isinstance(inner, list) else []) if isinstance(b, _MAPPING)]
+    return found
 
 
 def _tools(body: Mapping[str, Any]) -> list[Any]:

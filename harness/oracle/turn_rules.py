@@ -5,11 +5,18 @@ quoting the API's text it stands on, called in the order of ``TURN_RULES[role]``
 
 A rule returns ``(message index, violation)`` pairs: the runner reports violations
 message by message.
+
+A client ``tool_use`` block that carries a server tool's id (``srvtoolu_…``) and the name
+of a server tool the request declares is not answered by a ``tool_result``, though one
+follows it: the API treats it as that server tool's call and answers ``messages.N:
+`tool_use` ids were found without `tool_result` blocks immediately after: srvtoolu_…``
+(a recorded 400: a conversation moved between providers that kept the server tool's call
+as a client one). ``Turn.server_tool_calls`` finds them, ``Turn.answers`` skips them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from harness.oracle import wording
@@ -17,16 +24,19 @@ from harness.oracle.message_rules import Message
 from harness.oracle.wording import Violation
 
 Found = Iterable[tuple[int, Violation]]
+SERVER_TOOL_ID = "srvtoolu_"  # the id prefix of server tool calls ("to distinguish it from client tool calls")
 
 
 @dataclass(slots=True)
 class Turn:
     """Consecutive messages of one role (``messages``, as the rules read them); ``asked``:
-    for a user turn, the tool_use ids of the assistant turn just before it."""
+    for a user turn, the tool_use ids of the assistant turn just before it, and
+    ``unanswerable`` those of them that call a server tool (no tool_result answers them)."""
 
     role: str
     messages: list[Message] = field(default_factory=list)
     asked: list[str] = field(default_factory=list)
+    unanswerable: set[str] = field(default_factory=set)
     _answers: tuple[set[str], bool] | None = None
 
     @property
@@ -43,11 +53,22 @@ class Turn:
             if kind == "tool_use" and isinstance(block.get("id"), str)
         ]
 
+    def server_tool_calls(self, server_tools: Collection[str]) -> set[str]:
+        """The ids of its tool_use blocks that call a declared server tool: a server tool's
+        id (``srvtoolu_…``) and a name in ``server_tools``."""
+        return {
+            block["id"]
+            for message in self.messages
+            for kind, block in zip(message.types, message.blocks)
+            if kind == "tool_use" and isinstance(block.get("id"), str) and block["id"].startswith(SERVER_TOOL_ID)
+            and block.get("name") in server_tools
+        }
+
     def answers(self) -> tuple[set[str], bool]:
         """The asked ids its tool_result blocks answer, and whether one of those comes
         after a block that is not a tool_result."""
         if self._answers is None:
-            expected, answered = set(self.asked), set[str]()
+            expected, answered = set(self.asked) - self.unanswerable, set[str]()
             misplaced = opened = False
             for message in self.messages:
                 for kind, block in zip(message.types, message.blocks):

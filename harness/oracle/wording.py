@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 ROLE = "Input should be 'user' or 'assistant'"
 NOT_AN_OBJECT = "Input should be a valid dictionary"
+NOT_THE_SHAPE = "Input does not match the expected shape."  # a value of a union (a message, a system block) that is none of its forms
 NOT_A_LIST = "Input should be a valid list"
 FIELD_REQUIRED = "Field required"
 NO_MESSAGES = "at least one message is required"
@@ -48,6 +49,11 @@ TOOL_NAME_PATTERN = "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"
 TOOL_NAMES_UNIQUE = "Tool names must be unique."
 CACHE_CONTROL_LIMIT = "A maximum of {limit} blocks with cache_control may be provided. Found {found}."
 INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
+BUDGET_NOT_BELOW_MAX_TOKENS = (
+    "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
+)
+FILE_SOURCE_TAG = "Input tag 'file' found using 'type' does not match any of the expected tags: {tags}"
 
 # Field validation, in pydantic's words (the API validates the body with it, lax mode).
 VALID_STRING = "Input should be a valid string"
@@ -61,7 +67,7 @@ GREATER_EQUAL = "Input should be greater than or equal to {limit:g}"
 LESS_EQUAL = "Input should be less than or equal to {limit:g}"
 MUST_BE_AT_LEAST = "must be greater than or equal to {limit}"  # max_tokens, in the live API's words
 NO_DISCRIMINATOR = "Unable to extract tag using discriminator 'type'"
-VALIDATION_OPENINGS = ("Input should", "Field required", "String should", "Unable to extract")
+VALIDATION_OPENINGS = ("Input should", "Input does not", "Input tag", "Field required", "String should", "Unable to extract")
 SYSTEM_FIRST = "use the top-level 'system' parameter for the initial system prompt"  # the harness's words: no real text known
 
 

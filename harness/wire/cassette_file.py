@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -65,18 +66,18 @@ def read_cassette(path: str | Path) -> CassetteFile:
         raise CassetteError(f"{path}: not a vcrpy cassette: no top-level 'interactions' key")
     interactions = data["interactions"]
     if not isinstance(interactions, list):
-        raise CassetteError(f"{_where(path, ['interactions'])}: 'interactions' must be a list")
+        raise CassetteError(f"{located(path, ['interactions'])}: 'interactions' must be a list")
     for n, interaction in enumerate(interactions):
         for key in ("request", "response"):
             if not isinstance(interaction, Mapping) or not isinstance(interaction.get(key), Mapping):
-                raise CassetteError(f"{_where(path, ['interactions', n])}: interaction {n} has no '{key}' mapping")
+                raise CassetteError(f"{located(path, ['interactions', n])}: interaction {n} has no '{key}' mapping")
         problem = _shape_problem(interaction)
         if problem:
             key, message = problem
-            raise CassetteError(f"{_where(path, ['interactions', n, *key])}: interaction {n}: {message}")
+            raise CassetteError(f"{located(path, ['interactions', n, *key])}: interaction {n}: {message}")
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, Mapping):
-        raise CassetteError(f"{_where(path, ['metadata'])}: 'metadata' must be a mapping")
+        raise CassetteError(f"{located(path, ['metadata'])}: 'metadata' must be a mapping")
     return CassetteFile(interactions, dict(metadata))
 
 
@@ -94,6 +95,10 @@ def _shape_problem(interaction: Mapping[str, Any]) -> tuple[list[str], str] | No
     for key in ("method", "uri"):
         if key in request and not isinstance(request[key], str):
             return ["request", key], f"request {key} must be text, not {type(request[key]).__name__}"
+    try:
+        urlsplit(request.get("uri", ""))
+    except ValueError as error:  # "Invalid IPv6 URL": a bracket that does not close
+        return ["request", "uri"], f"the request uri is not a URL ({error})"
     body = request.get("body")
     if isinstance(body, Mapping):
         body = body.get("string")
@@ -183,9 +188,10 @@ def content_encoding(headers: Mapping[str, Any]) -> str:
     return ""
 
 
-def _where(path: Path, keys: list[str | int]) -> str:
-    """``path:line:col`` of the node at ``keys``, found by composing the YAML again
-    (only on the error path); just ``path`` if it cannot be found."""
+def located(path: Path, keys: list[str | int]) -> str:
+    """``path:line:col`` of the node at ``keys`` (``["interactions", 3, "request"]``),
+    found by composing the YAML again (only on the error path); just ``path`` if it
+    cannot be found."""
     node = yaml.compose(_text(path), Loader=plain_yaml.LOADER)
     for key in keys:
         if isinstance(node, yaml.MappingNode):

@@ -110,7 +110,10 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
             plan.form = f"HTTP {plan.status} {form.error_type}, for the {form.cause}"
             return plan
         forms.append(form)
-    body = json.dumps(final_message(events)).encode()
+    try:
+        body = json.dumps(final_message(events)).encode()
+    except ValueError:  # raw events that make no message: only a stream can carry them
+        raise NoJsonForm("raw events that make no message") from None
     plan = WirePlan(200, headers | {"content-type": "application/json"} | reply.headers, [body], [0.0], events=events)
     cut = next((form for form in reversed(forms) if isinstance(form, CutBody)), None)
     silence = next((form for form in forms if isinstance(form, Silence)), None)

@@ -78,8 +78,16 @@ def final_message(events: Iterable[Mapping[str, Any]]) -> dict:
     with jiter's partial mode (a truncated object keeps its complete keys), and
     ``message_delta`` sets the stop fields and overwrites the usage counts it carries.
     Pings, error events and unknown events and deltas are ignored. The events are not
-    modified.
+    modified. ValueError when they do not add up to a message (raw events may hold
+    anything: ``message: 3``, a delta without its text).
     """
+    try:
+        return _accumulate(events)
+    except (KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"events that do not add up to a message ({type(error).__name__}: {error})") from None
+
+
+def _accumulate(events: Iterable[Mapping[str, Any]]) -> dict:
     message: dict[str, Any] | None = None
     parts: dict[tuple[int, str], list[str]] = {}
     for event in events:

@@ -51,7 +51,7 @@ def credential_texts(document: str) -> frozenset[str]:
         value = json.loads(document)
     except ValueError:
         return frozenset()
-    named: set[Any] = set()
+    named: set[str] = set()
     texts: set[str] = set()
     results: list[dict[str, Any]] = []
     stack: list[Any] = [value]
@@ -68,13 +68,13 @@ def credential_texts(document: str) -> frozenset[str]:
             texts.update(s for s in strings if s not in naming)
         tool_input = node.get("input")
         if node.get("type") in ("tool_use", "server_tool_use") and isinstance(tool_input, dict):
-            if any(credential_file(s) for s in _strings(tool_input)):
-                named.add(node.get("id"))
+            if isinstance(node.get("id"), str) and any(credential_file(s) for s in _strings(tool_input)):
+                named.add(node["id"])
         if node.get("type") == "tool_result":
             results.append(node)
         stack += [v for v in node.values() if isinstance(v, (dict, list))]
-    for result in results:
-        if result.get("tool_use_id") in named:
+    for result in results:  # a recorded body may hold any JSON where an id belongs
+        if isinstance(result.get("tool_use_id"), str) and result["tool_use_id"] in named:
             texts.update(_strings(result.get("content")))
     return frozenset(texts)
 

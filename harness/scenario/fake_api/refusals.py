@@ -42,7 +42,7 @@ class OracleCheck(Policy):
 
     def refuse(self, pending: Pending) -> Refusal | None:
         record = pending.record
-        record.violations = check_request(record.whole, signatures=self.signatures)
+        record.violations = check_request(record.whole, signatures=self.signatures, betas=record.betas)
         if not record.violations:
             return None
         plan = json_plan(400, error_body(record.violations, request_id=pending.request_id), pending.request_id)

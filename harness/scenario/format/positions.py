@@ -146,25 +146,33 @@ def _describe(frame: bytes) -> tuple[str, str, dict[str, Any] | None]:
 
 
 def _detail(event: dict[str, Any]) -> str:
+    """A few words on what an event carries; raw events may hold anything where a part
+    should be (``message: 3``), and those words then say less."""
     kind = event.get("type")
     if kind == "content_block_start":
-        block = event.get("content_block") or {}
+        block = _part(event, "content_block")
         named = f" {block['name']}" if block.get("name") else ""
         return f"block {event.get('index')}: {block.get('type')}{named}"
     if kind == "content_block_delta":
-        delta = event.get("delta") or {}
+        delta = _part(event, "delta")
         piece = next((delta[k] for k in ("text", "thinking", "partial_json", "signature") if k in delta), "")
         return f"block {event.get('index')}: {delta.get('type')} {_short(str(piece))}"
     if kind == "content_block_stop":
         return f"block {event.get('index')} ends"
     if kind == "message_delta":
-        return f"stop_reason {(event.get('delta') or {}).get('stop_reason')}"
+        return f"stop_reason {_part(event, 'delta').get('stop_reason')}"
     if kind == "error":
-        error = event.get("error") or {}
+        error = _part(event, "error")
         return f"{error.get('type')}: {_short(str(error.get('message', '')))}"
     if kind == "message_start":
-        return f"model {(event.get('message') or {}).get('model')}"
+        return f"model {_part(event, 'message').get('model')}"
     return ""
+
+
+def _part(event: dict[str, Any], key: str) -> dict[str, Any]:
+    """The event's part at ``key`` if it is a mapping, else an empty one."""
+    part = event.get(key)
+    return part if isinstance(part, dict) else {}
 
 
 def _short(text: str, width: int = 40) -> str:

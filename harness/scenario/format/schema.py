@@ -19,6 +19,7 @@ from harness.scenario.format.spec import (
     Obj,
     Scalar,
     Spec,
+    show,
 )
 from harness.wire.api_errors import API_ERRORS
 from harness.wire.faults.base import Fault, Setting, fault_kinds, settings_of
@@ -47,6 +48,35 @@ def _one_kind(reply: dict[str, Any]) -> str | None:
     return None
 
 
+EVENT_PARTS = {  # type → (part, what it must be, whether it must be there): what the harness reads of a raw event
+    "message_start": (("message", dict, False),),
+    "content_block_start": (("index", int, False), ("content_block", dict, True)),
+    "content_block_delta": (("index", int, True), ("delta", dict, True)),
+    "content_block_stop": (("index", int, False),),
+    "message_delta": (("delta", dict, False), ("usage", dict, False)),
+    "error": (("error", dict, False),),
+}
+DELTA_TEXT = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json", "signature_delta": "signature"}
+
+
+def event_parts(event: dict[str, Any]) -> str | None:
+    """A raw event of a known type whose parts are not what the API sends: an ``index``
+    that is not an integer, a ``delta`` that is not a mapping, a text delta without text."""
+    kind = event["type"]
+    for part, expected, needed in EVENT_PARTS.get(kind, ()):
+        value = event.get(part)
+        if (part in event or needed) and (not isinstance(value, expected) or isinstance(value, bool)):
+            return f"the {kind} event's `{part}` must be {'an integer' if expected is int else 'a mapping'}, got {show(value)}"
+    part = {"content_block_start": "content_block", "content_block_delta": "delta"}.get(kind)
+    inner = event.get(part) or {} if part else {}
+    if "type" in inner and not isinstance(inner["type"], str):
+        return f"the {kind} event's `{part}.type` must be a string, got {show(inner['type'])}"
+    key = DELTA_TEXT.get(inner.get("type", "")) if kind == "content_block_delta" else None
+    if key and not isinstance(inner.get(key), str):
+        return f"the {inner['type']}'s `{key}` must be a string, got {show(inner.get(key))}"
+    return None
+
+
 TOOL_USE = Obj(
     {"name": STRING, "input": ANY, "json": Either((STRING, ListOf(STRING))), "id": STRING},
     required=("name",),
@@ -62,7 +92,10 @@ REPLY_FIELDS = {
     "stop_reason": Scalar("string", f"usually one of: {', '.join(STOP_REASONS)}"),
     "stop_sequence": STRING,
     "usage": MapOf(COUNT),
-    "events": ListOf(MapOf(ANY), description="raw stream events: the escape hatch"),
+    "events": ListOf(
+        MapOf(ANY, needs={"type": STRING}, rules=(event_parts,)),
+        description="raw stream events, each with its `type`: the escape hatch (the parts of the known types typed as the API types them)",
+    ),
     "recorded": Scalar("integer", "interaction N (from 1) of the scenario's cassette, as recorded; faults overlay it", minimum=1),
     "error": Either(
         (Choice(tuple(API_ERRORS)), Scalar("integer", "an HTTP status", minimum=100, maximum=599)),

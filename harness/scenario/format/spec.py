@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from harness.scenario.format.problem import Problem
@@ -151,10 +151,14 @@ class ListOf(Spec):
 
 @dataclass
 class MapOf(Spec):
-    """A mapping from strings to values that match ``value``."""
+    """A mapping from strings to values that match ``value``; the keys of ``needs`` must
+    be there, each matching its own spec (a raw event's ``type``), and ``rules`` check
+    the whole."""
 
     value: Spec
     description: str = ""
+    needs: dict[str, Spec] = field(default_factory=dict)
+    rules: tuple[Callable[[dict[str, Any]], str | None], ...] = ()
 
     def check(self, value: Any, pos: Position, name: str) -> list[Problem]:
         if not isinstance(value, dict):
@@ -162,14 +166,21 @@ class MapOf(Spec):
         problems = []
         for key, item in value.items():
             at = value.value_pos[key] if isinstance(value, LocatedDict) else pos
-            problems += self.value.check(item, at, f"{name}.{key}")
+            problems += self.needs.get(key, self.value).check(item, at, f"{name}.{key}")
+        at = value.pos if isinstance(value, LocatedDict) else pos
+        problems += [Problem.at(at, f"mapping `{name}` is missing the required key `{key}`") for key in self.needs if key not in value]
+        if not problems:
+            problems += [Problem.at(at, f"`{name}`: {message}") for rule in self.rules if (message := rule(value))]
         return problems
 
     def json_schema(self) -> dict[str, Any]:
-        return with_description({"type": "object", "additionalProperties": self.value.json_schema()}, self.description)
+        schema: dict[str, Any] = {"type": "object", "additionalProperties": self.value.json_schema()}
+        if self.needs:
+            schema |= {"properties": {k: v.json_schema() for k, v in self.needs.items()}, "required": list(self.needs)}
+        return with_description(schema, self.description)
 
     def label(self) -> str:
-        return "a mapping"
+        return f"a mapping with {_listing(self.needs)}" if self.needs else "a mapping"
 
 
 @dataclass
