@@ -8,7 +8,10 @@ took when it last ran, so that ``--shard K/N`` and pytest-xdist can balance by t
               names it, or a pytest node id
     written   after every run but a shard's (what ran gets its new time, the rest keep
               theirs), and by ``harness report merge --durations FILE`` for a whole run
-    without   nothing is known: every file or item weighs the same (``weights``)
+    used      ``--shard K/N`` deals by them (``shards``); ``harness run --jobs`` and
+              pytest-xdist hand the slow ones out first (``longest_first``)
+    without   nothing is known: every file or item weighs the same (``weights``), and
+              the order is the collection's
 
 Shards of one run must balance by the same numbers, or a file runs on two machines and
 another on none (``harness report merge`` says so): every machine reads one file, committed
@@ -59,3 +62,17 @@ def weights(keys: Sequence[str], durations: Mapping[str, float]) -> list[float]:
     known = [durations[k] for k in keys if k in durations]
     unknown = sum(known) / len(known) if known else UNKNOWN_S
     return [durations.get(k, unknown) for k in keys]
+
+
+SLOW_SHARE = 0.01  # an item slow enough to go first takes at least this share of the recorded whole
+
+
+def longest_first(keys: Sequence[str], durations: Mapping[str, float]) -> list[int]:
+    """The order to hand ``keys`` out in: those that took at least ``SLOW_SHARE`` of the
+    recorded whole first, longest first, then the rest in their own order (so that
+    neighbours sharing a fixture stay neighbours)."""
+    total = sum(durations.get(k, 0.0) for k in keys)
+    slow = sorted((i for i, k in enumerate(keys) if total and durations.get(k, 0.0) >= SLOW_SHARE * total),
+                  key=lambda i: (-durations[keys[i]], i))
+    first = set(slow)
+    return slow + [i for i in range(len(keys)) if i not in first]

@@ -24,6 +24,7 @@ from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import ScenarioError
 from harness.scenario.frontends.durations import (
     durations_file,
+    longest_first,
     read_durations,
     record_durations,
 )
@@ -79,7 +80,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return bool(args.maxfail) and sum(r["result"] in ("fail", "broken") for r in records) >= args.maxfail
 
     if jobs > 1:
-        records, interrupted = run_in_workers(files, run_one, progress, jobs, stop=enough)
+        order = longest_first([str(f) for f in files], read_durations(durations))  # the slow ones start first
+        records, interrupted = run_in_workers(files, run_one, progress, jobs, stop=enough, order=order)
     else:
         records, interrupted = run_in_order(files, run_one, progress, stop=enough)
     progress.close()
