@@ -16,11 +16,13 @@ pytest_plugins = ["pytester"]
 XDIST = ("-p", "xdist", "-p", "no:cacheprovider", "-p", "no:randomly")
 TESTS = "\n".join(f"def test_{name}():\n    pass\n" for name in "abcdef")
 ORDER_SPY = """
-import json, os
+import json
+
+def name(config):  # not $PYTEST_XDIST_WORKER: a run under an xdist worker inherits it
+    return getattr(config, "workerinput", {}).get("workerid", "main")
 
 def pytest_collection_finish(session):
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    with open(f"order-{worker}.json", "w") as out:
+    with open(f"order-{name(session.config)}.json", "w") as out:
         json.dump([item.nodeid for item in session.items], out)
 
 def pytest_sessionstart(session):
@@ -30,7 +32,7 @@ def pytest_sessionstart(session):
 
 def pytest_sessionfinish(session):
     import sys
-    with open(f"sdk-{os.environ.get('PYTEST_XDIST_WORKER', 'controller')}", "w") as out:
+    with open(f"sdk-{name(session.config)}", "w") as out:
         out.write(str("anthropic" in sys.modules))
 """
 SAYS_HELLO = """\
@@ -74,7 +76,7 @@ def test_workers_take_the_slow_items_first_one_at_a_time_and_the_run_records_the
     recorded = json.loads((items.path / "durations.json").read_text())["durations"]
     assert set(recorded) == {HELLO, *ids(*"abcdef")} and recorded[ids("e")[0]] < 5.0  # this run's times replaced the old
     seen = {path.name: path.read_text() for path in items.path.glob("sdk-*")}  # the SDK: each worker's, never the controller's
-    assert seen == {"sdk-controller": "False", "sdk-gw0": "True", "sdk-gw1": "True"}
+    assert seen == {"sdk-main": "False", "sdk-gw0": "True", "sdk-gw1": "True"}
 
 
 def test_without_durations_the_order_and_chunks_are_xdist_s_own_and_the_cache_learns_them(items: pytest.Pytester) -> None:
