@@ -10,8 +10,14 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.scenario.frontends.durations import read_durations, record_durations
+from harness.scenario.frontends.durations import (
+    longest_first,
+    read_durations,
+    record_durations,
+)
+from harness.scenario.frontends.progress import Progress
 from harness.scenario.frontends.shards import shard_of, shard_option, split
+from harness.scenario.frontends.workers import can_fork, run_in_workers
 
 PASSING = """\
 name: {name}
@@ -86,6 +92,29 @@ def test_without_durations_the_shards_hold_as_many_files_each() -> None:
 def test_a_file_never_recorded_weighs_the_mean_of_those_that_were() -> None:
     keys = ["slow", "new", "fast"]
     assert split(keys, {"slow": 3.0, "fast": 1.0}, 2) == [[0], [1, 2]]  # new weighs 2.0
+
+
+def test_the_slow_go_first_longest_first_and_the_rest_keep_their_order() -> None:
+    keys = ["a", "b", "c", "d", "e"]
+    assert longest_first(keys, {"b": 0.001, "c": 2.0, "e": 5.0, "d": 0.0}) == [4, 2, 0, 1, 3]  # b: under 1 % of the whole
+    assert longest_first(keys, {}) == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.skipif(not can_fork(), reason="this platform cannot fork workers")
+def test_jobs_hand_the_files_out_in_the_order_given_and_report_them_in_theirs(tmp_path: Path) -> None:
+    files = [tmp_path / f"{name}.yaml" for name in "abcd"]
+    started = tmp_path / "started.txt"
+
+    def run_one(path: Path, ctrl_c: object) -> dict:
+        with started.open("a") as out:
+            out.write(f"{path.stem}\n")
+        return {"file": str(path), "result": "pass", "wall_ms": 1.0}
+
+    progress = Progress(len(files))
+    progress.enabled = False
+    records, interrupted = run_in_workers(files, run_one, progress, 1, order=[3, 1, 0, 2])
+    assert started.read_text().split() == ["d", "b", "a", "c"]
+    assert [r["file"] for r in records] == [str(f) for f in files] and not interrupted
 
 
 @pytest.mark.parametrize("text", ["0/2", "3/2", "2", "a/b", "1/0", ""])
