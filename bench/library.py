@@ -143,45 +143,56 @@ def _check_again(outcome: Any) -> None:
     check_expectations(outcome)
 
 
-def pytest_scale(files: list[Path] | None = None) -> dict[str, Any]:
+def pytest_scale(files: list[Path] | None = None, *, rounds: int = 3) -> dict[str, Any]:
     """The library as pytest items, with one worker (``-p no:xdist``) and with two
-    (``-n 2``): the wall time of each, and whether every item ended the same. Bytecode
-    is cached in a temporary folder, warmed by a collection first, as a user's own
-    runs have it (the project's folders are not written)."""
+    (``-n 2``), ``rounds`` times each, interleaved (the fastest of each counts: a shared
+    machine only ever slows a run down): the wall times, and whether every item ended the
+    same. Bytecode is cached in a temporary folder, warmed by a collection first, and the
+    items' durations are kept there as a user's own runs keep them (the first one-worker
+    run records them; the two workers hand out the slow items first by them); the
+    project's folders are not written."""
     targets = [str(p) for p in (files or [ROOT / "scenarios"])]
-    walls, results = {}, {}
+    walls: dict[str, list[float]] = {"one_worker": [], "two_workers": []}
+    results: dict[str, dict[str, str]] = {}
+    start_ups: list[float] = []
+    item_seconds: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-pytest-") as tmp:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"PYTHONPYCACHEPREFIX": f"{tmp}/pycache"}
-        base = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
+        base = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                f"--harness-durations={tmp}/durations.json"]
         subprocess.run([*base, "--collect-only", *targets], cwd=ROOT, env=env, capture_output=True, timeout=PYTEST_TIMEOUT)
-        started = time.perf_counter()  # a worker's start-up: pytest, the plugins, the SDK's import, the collection
-        subprocess.run([*base, "-p", "no:xdist", "--collect-only", *targets], cwd=ROOT, env=env, capture_output=True,
-                       timeout=PYTEST_TIMEOUT)
-        start_up = time.perf_counter() - started
-        item_seconds: list[float] = []
-        for name, options in (("one_worker", ["-p", "no:xdist"]), ("two_workers", ["-n", "2"])):
-            junit = Path(tmp) / f"{name}.xml"
-            started = time.perf_counter()
-            done = subprocess.run([*base, *options, f"--junit-xml={junit}", *targets], cwd=ROOT, env=env,
-                                  capture_output=True, text=True, timeout=PYTEST_TIMEOUT)
-            walls[name] = time.perf_counter() - started
-            results[name] = _junit_outcomes(junit) if junit.exists() else {"<no report>": done.stdout[-500:]}
-            if name == "one_worker" and junit.exists():
-                item_seconds = [float(case.get("time") or 0) for case in ElementTree.parse(junit).iter("testcase")]
+        for _ in range(rounds):
+            started = time.perf_counter()  # a worker's start-up: pytest, the plugins, the SDK's import, the collection
+            subprocess.run([*base, "-p", "no:xdist", "--collect-only", *targets], cwd=ROOT, env=env, capture_output=True,
+                           timeout=PYTEST_TIMEOUT)
+            start_ups.append(time.perf_counter() - started)
+            for name, options in (("one_worker", ["-p", "no:xdist"]), ("two_workers", ["-n", "2"])):
+                junit = Path(tmp) / f"{name}.xml"
+                started = time.perf_counter()
+                done = subprocess.run([*base, *options, f"--junit-xml={junit}", *targets], cwd=ROOT, env=env,
+                                      capture_output=True, text=True, timeout=PYTEST_TIMEOUT)
+                walls[name].append(time.perf_counter() - started)
+                outcomes = _junit_outcomes(junit) if junit.exists() else {"<no report>": done.stdout[-500:]}
+                if results.setdefault(name, outcomes) != outcomes:
+                    results[name] = {"<rounds differ>": name}
+                if name == "one_worker" and junit.exists() and walls[name][-1] == min(walls[name]):
+                    item_seconds = [float(case.get("time") or 0) for case in ElementTree.parse(junit).iter("testcase")]
     same = results["one_worker"] == results["two_workers"]
+    one, two, start_up = min(walls["one_worker"]), min(walls["two_workers"]), min(start_ups)
     # Two workers each pay the start-up, side by side on two cores, then share the items: the wall cannot be
     # under the start-up plus the larger of the slowest item and half of all items (the controller's own
     # start-up and the scheduling left out, so the real bound is lower still).
     best_two = start_up + max(max(item_seconds, default=0.0), sum(item_seconds) / 2)
     return {
         "items": len(results["one_worker"]),
-        "one_worker_s": round(walls["one_worker"], 2),
-        "two_workers_s": round(walls["two_workers"], 2),
-        "speedup": round(walls["one_worker"] / walls["two_workers"], 3),
+        "rounds": rounds,
+        "one_worker_s": round(one, 2),
+        "two_workers_s": round(two, 2),
+        "speedup": round(one / two, 3),
         "worker_start_up_s": round(start_up, 2),
         "items_s": round(sum(item_seconds), 2),
         "slowest_item_s": round(max(item_seconds, default=0.0), 2),
-        "speedup_bound": round(walls["one_worker"] / best_two, 3),
+        "speedup_bound": round(one / best_two, 3),
         "identical_results": same,
         "differences": [] if same else sorted(set(results["one_worker"].items()) ^ set(results["two_workers"].items()))[:10],
     }

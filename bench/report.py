@@ -33,7 +33,8 @@ def report(results: dict[str, Any]) -> None:
     _scale(results)
     print("\ntargets")
     for name, v in results["targets"].items():
-        print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}")
+        bound = f" (the bound: {v['bound']})" if "bound" in v else ""
+        print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}{bound}")
     print(f"\n(bench took {results['bench_seconds']:.0f} s)")
 
 
@@ -99,7 +100,7 @@ def _scale(results: dict[str, Any]) -> None:
           f"the wire (oracle, invariants, expectations) {w['checks_s_cpu']:.3f} s: on over off {w['on_over_off']:.3f}×")
     t = results["pytest"]
     same = "identical results" if t["identical_results"] else f"DIFFERENT results: {t['differences']}"
-    print(f"pytest on the library ({t['items']} items): one worker {t['one_worker_s']:.1f} s, -n 2 {t['two_workers_s']:.1f} s "
+    print(f"pytest on the library ({t['items']} items, the fastest of {t['rounds']} rounds): one worker {t['one_worker_s']:.1f} s, -n 2 {t['two_workers_s']:.1f} s "
           f"wall: a speed-up of {t['speedup']:.2f}×, {same}")
     print(f"  a worker's start-up (pytest, plugins, the SDK's import, collecting) {t['worker_start_up_s']:.1f} s; the items "
           f"{t['items_s']:.1f} s in all, the slowest {t['slowest_item_s']:.1f} s: two workers cannot beat "

@@ -2,6 +2,8 @@
 check saved conversations.
 
     harness run [PATHS…] [--jobs N] [--json] [--html F] [--junit F] [--update-golden]   run scenarios, a summary table; exit 1 on any failure
+    harness run … --shard K/N --results F             one machine's part of a run, kept for the merge
+    harness report merge RESULTS… [--html F] [--junit F]   N machines' parts reported as one run
     harness lint [PATHS…] [--show-commands]           check scenario files without running them; list what they would run
     harness play SCENARIO                             the mini_agent REPL under a scenario, live
     harness events SCENARIO [--turn N] [--reply K]   each reply's numbered events and byte offsets, as served
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cassette.arguments import add_cassette_commands
+from harness.scenario.frontends.shards import shard_option
 from harness.wire.errors import HarnessError
 
 DEFAULT_PATHS = ["scenarios"]
@@ -56,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-WRITTEN_FILES = ("cassette", "record", "html", "junit")  # the options naming a file a command writes whole
+WRITTEN_FILES = ("cassette", "record", "html", "junit", "results", "durations")  # the options naming a file a command writes whole
 
 
 def _sweep_own_temporaries(args: argparse.Namespace) -> None:
@@ -95,6 +98,12 @@ def _play(args: argparse.Namespace) -> int:
     from harness.scenario.frontends.run import cmd_play
 
     return cmd_play(args)
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from harness.scenario.frontends.merge import cmd_merge
+
+    return cmd_merge(args)
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -172,7 +181,22 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--write-baseline", metavar="FILE", help="write this run's failures as a baseline")
     run.add_argument("-j", "--jobs", type=jobs_option, default=1, metavar="N",
                      help="run the files in N worker processes forked from this one, or auto: one a CPU (default: 1)")
+    run.add_argument("--shard", type=shard_option, metavar="K/N",
+                     help="run the K-th of N parts of the files, balanced by their recorded durations (--durations)")
+    run.add_argument("--results", metavar="FILE", help="also write the results as JSON, for harness report merge")
+    run.add_argument("--durations", metavar="FILE",
+                     help="the recorded durations to balance --shard by, updated after the run "
+                          "(default: durations.json in .harness_cache or $HARNESS_CACHE_DIR)")
     run.set_defaults(command=_run)
+    report = commands.add_parser("report", help="reports over results files: merge")
+    reports = report.add_subparsers(required=True, metavar="REPORT")
+    merge = reports.add_parser("merge", help="the results of N shards as one run: one table, HTML report and JUnit file")
+    merge.add_argument("results", nargs="+", metavar="RESULTS", help="the --results files of every shard of one run")
+    merge.add_argument("--json", action="store_true", help="print the results as JSON")
+    merge.add_argument("--html", metavar="FILE", help="also write the HTML report of the whole run")
+    merge.add_argument("--junit", metavar="FILE", help="also write the JUnit XML of the whole run")
+    merge.add_argument("--durations", metavar="FILE", help="write every file's duration, for the next run's shards")
+    merge.set_defaults(command=_merge)
     lint = commands.add_parser("lint", help="check scenario files without running them")
     lint.add_argument("paths", nargs="*", default=DEFAULT_PATHS)
     lint.add_argument(

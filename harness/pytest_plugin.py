@@ -61,6 +61,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--harness-hypothesis-output", action="store_true", default=False,
         help="show hypothesis' own report of a failing property, not only the harness's scenario and timeline",
     )
+    group.addoption(
+        "--harness-shard", metavar="K/N", default=None, type=_shard,
+        help="run the K-th of N parts of the collected items, balanced by their recorded durations",
+    )
+    group.addoption(
+        "--harness-durations", metavar="FILE", default=None,
+        help="the items' recorded durations, read to order -n and --harness-shard and written after a run "
+             "(default: durations.json in .harness_cache or $HARNESS_CACHE_DIR)",
+    )
     parser.addini("harness_scenario_dirs", "folder names whose YAML files are scenarios", type="args", default=["scenarios"])
     parser.addini("harness_agent", "MODULE:FACTORY of the agent scenario files are run against", default="")
     cassette_fixtures.add_options(parser)
@@ -76,6 +85,9 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption("--harness-properties"):
             config.args.append(str(library.PROPERTIES))
     cassette_fixtures.configure(config)
+    from harness.scenario.frontends.pytest_schedule import PLUGIN_NAME, Schedule
+
+    config.pluginmanager.register(Schedule(config), PLUGIN_NAME)
     if config.getoption("--harness-found-dir"):
         import os
 
@@ -114,6 +126,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
+
+
+def _shard(text: str) -> tuple[int, int]:
+    from harness.scenario.frontends.shards import shard_option
+
+    return shard_option(text)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -5,10 +5,14 @@
   properties under a minute on 2 cores.
 - ``quick``: derandomized and small, for a second agent in the same CI run.
 - ``thorough``: ``HYPOTHESIS_PROFILE=thorough`` for a long search.
-- ``shared``: random like ``thorough`` but shorter, saving and replaying examples through
-  the database named by ``HYPOTHESIS_SHARED_DB`` (a folder every CI machine mounts, or
-  ``redis://host:port``) beside the local ``.hypothesis/`` folder, so a counterexample
-  found on one machine is replayed first on all of them.
+- ``shared``: random like ``thorough`` but shorter, for many machines searching at once.
+
+The random profiles (``thorough``, ``shared``) read their example database from
+configuration (``database``): ``.hypothesis/examples`` by default, and beside it the one
+``HYPOTHESIS_SHARED_DB`` names (a folder every CI machine mounts, ``redis://host:port``, or
+CI's GitHub artifact), so a counterexample found on one machine is replayed first on all
+of them. The derandomized ones keep none: hypothesis allows no database with
+``derandomize``, and they draw the same examples every time anyway.
 """
 
 from __future__ import annotations
@@ -16,37 +20,16 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, settings
-from hypothesis.database import (
-    DirectoryBasedExampleDatabase,
-    ExampleDatabase,
-    MultiplexedDatabase,
-)
 
+from harness.library.properties.database import example_database
 
-def shared_database(where: str | None) -> ExampleDatabase:
-    """The local example database, plus the shared one ``where`` names (if any)."""
-    local = DirectoryBasedExampleDatabase(".hypothesis/examples")
-    if not where:
-        return local
-    if where.startswith("redis://"):
-        import redis  # an optional dependency: pip install redis
-        from hypothesis.extra.redis import RedisExampleDatabase
-
-        return MultiplexedDatabase(local, RedisExampleDatabase(redis.Redis.from_url(where)))
-    return MultiplexedDatabase(local, DirectoryBasedExampleDatabase(where))
-
-
+DATABASE = example_database(os.environ)
 COMMON = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+RANDOM = dict(COMMON, **({"database": DATABASE} if DATABASE is not None else {}))
 settings.register_profile("ci", derandomize=True, max_examples=100, stateful_step_count=6, **COMMON)
 settings.register_profile("quick", derandomize=True, max_examples=20, stateful_step_count=4, **COMMON)
-settings.register_profile("thorough", max_examples=1000, stateful_step_count=25, **COMMON)
-settings.register_profile(
-    "shared",
-    max_examples=300,
-    stateful_step_count=12,
-    database=shared_database(os.environ.get("HYPOTHESIS_SHARED_DB")),
-    **COMMON,
-)
+settings.register_profile("thorough", max_examples=1000, stateful_step_count=25, **RANDOM)
+settings.register_profile("shared", max_examples=300, stateful_step_count=12, **RANDOM)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or "ci"
 settings.load_profile(PROFILE)
 LONG_PROFILES = ("thorough", "shared")

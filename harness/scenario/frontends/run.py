@@ -1,15 +1,15 @@
 """``harness run``: run scenario files, one after another or in forked workers
 (``--jobs``), show progress, print a summary table (or ``--json``), write the HTML
 report (``--html``) and JUnit XML (``--json``'s sibling for CI, ``--junit``); Ctrl+C
-stops after the scenario running and still reports what ran (exit 130). The arguments
-are parsed in ``harness.cli``."""
+stops after the scenario running and still reports what ran (exit 130). ``--shard K/N``
+runs one machine's part of the files (``shards``) and ``--results FILE`` keeps what it
+found for ``harness report merge`` (``results_file``), which reports N parts as this
+command reports one run. The arguments are parsed in ``harness.cli``."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
-import json
 import os
 import sys
 import time
@@ -18,14 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from harness.library import SCENARIOS
-from harness.report.html import render_report
-from harness.report.junit import junit_xml
-from harness.report.table import counts, json_result, summary_lines
 from harness.scenario.checks.golden import UPDATE_VARIABLE
 from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import ScenarioError
-from harness.scenario.frontends.progress import EXIT_INTERRUPTED, CtrlC, Progress
+from harness.scenario.frontends.durations import (
+    durations_file,
+    longest_first,
+    read_durations,
+    record_durations,
+)
+from harness.scenario.frontends.progress import CtrlC, Progress
+from harness.scenario.frontends.results_file import RunResult, write_results
+from harness.scenario.frontends.run_report import SIGINT_NOTE, report_run, run_title
 from harness.scenario.frontends.selection import (
     apply_baseline,
     last_failed,
@@ -34,10 +39,10 @@ from harness.scenario.frontends.selection import (
     select,
     write_baseline,
 )
+from harness.scenario.frontends.shards import shard_of
 from harness.scenario.frontends.workers import run_in_workers
 from harness.scenario.run.results import scenario_record
 from harness.scenario.run.runner import run_scenario
-from harness.wire.files import write_atomically
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -45,7 +50,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         os.environ[UPDATE_VARIABLE] = "1"
     baseline = read_baseline(args.baseline) if args.baseline else None
     args.paths = [*(args.paths or ([] if args.library else ["scenarios"])), *([SCENARIOS] if args.library else [])]
-    files = select(scenario_files(args.paths), args.keyword)
+    selected = select(scenario_files(args.paths), args.keyword)
+    durations = durations_file(args.durations)
+    files = selected
+    if args.shard:
+        files = [selected[i] for i in shard_of([str(f) for f in selected], read_durations(durations), args.shard)]
+    assigned = files
     if args.last_failed:
         failed = last_failed(args.agent)
         if any(str(f) in failed for f in files):
@@ -70,7 +80,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return bool(args.maxfail) and sum(r["result"] in ("fail", "broken") for r in records) >= args.maxfail
 
     if jobs > 1:
-        records, interrupted = run_in_workers(files, run_one, progress, jobs, stop=enough)
+        order = longest_first([str(f) for f in files], read_durations(durations))  # the slow ones start first
+        records, interrupted = run_in_workers(files, run_one, progress, jobs, stop=enough, order=order)
     else:
         records, interrupted = run_in_order(files, run_one, progress, stop=enough)
     progress.close()
@@ -78,23 +89,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not interrupted and enough(records) and len(records) < len(files):
         stopped = f"--maxfail {args.maxfail}: stopped after {len(records)} of {len(files)} scenario file(s)"
     remember_failures(args.agent, records)
+    if not args.shard:  # every shard of a run must read the same durations: the merge writes the next ones
+        record_durations(durations, {r["file"]: r["wall_ms"] / 1000 for r in records})
     if args.write_baseline:
         write_baseline(Path(args.write_baseline), records)
     fixed = apply_baseline(records, baseline) if baseline is not None else []
-    write_reports(args, records, stopped)
-    if args.json:
-        print(json.dumps({"scenarios": [json_result(r) for r in records], "passed": not counts(records)["fail"],
-                          **({"interrupted": stopped} if stopped else {})}, indent=2))
-    else:
-        print("\n".join(summary_lines(records, repeat_notes=(SIGINT_NOTE,))))
-        for file in fixed:
-            print(f"  fixed: {file} passes now; write the baseline again (--write-baseline)")
-        if stopped:
-            print(f"\n{'interrupted' if interrupted else 'stopped'}: {stopped}")
-    if interrupted:
-        return EXIT_INTERRUPTED
-    return 1 if counts(records)["fail"] or not records else 0
-
+    result = RunResult(run_title(args.paths, args.agent), args.agent, [str(f) for f in selected], args.shard or (1, 1),
+                       [str(f) for f in assigned], records, stopped, interrupted)
+    if args.results:
+        write_results(Path(args.results), result)
+    return report_run(result, args, fixed=fixed)
 
 
 def run_in_order(
@@ -121,10 +125,6 @@ def run_in_order(
     return records, False
 
 
-SIGINT_NOTE = ("a Ctrl+C (SIGINT) arrived while this scenario ran and its agent met it: the scenario's own "
-               "command may send one; if it was yours, press Ctrl+C again to stop the run")
-
-
 def run_file(path: Path, agent: str | None) -> dict[str, Any]:
     """Run one scenario file; its record (a file with mistakes is ``broken``)."""
     started = time.perf_counter()
@@ -137,18 +137,6 @@ def run_file(path: Path, agent: str | None) -> dict[str, Any]:
         return record
     except ScenarioError as error:
         return scenario_record(path, None, error.problems, (time.perf_counter() - started) * 1000, scenario=scenario)
-
-
-def write_reports(args: argparse.Namespace, records: list[dict[str, Any]], stopped: str | None) -> None:
-    """The ``--html`` and ``--junit`` files, if asked for (written whole, then renamed)."""
-    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-    if getattr(args, "html", None):
-        title = f"harness run {' '.join(map(str, args.paths))}" + (f" --agent {args.agent}" if args.agent else "")
-        page = render_report(records, title=title, generated=now.isoformat(), base_dir=Path(args.html).parent,
-                             interrupted=stopped)
-        write_atomically(Path(args.html), page)
-    if getattr(args, "junit", None):
-        write_atomically(Path(args.junit), junit_xml(records, timestamp=now.isoformat()))
 
 
 def cmd_play(args: argparse.Namespace) -> int:

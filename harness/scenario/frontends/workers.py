@@ -1,6 +1,7 @@
 """``harness run --jobs N``: the scenario files shared among N worker processes forked
 from this one (none imports the SDK again), each handed the next file as it finishes
-one; the records come back in the files' order, whichever worker ran them.
+one (the slow ones first, when ``harness run`` knows their durations); the records come
+back in the files' order, whichever worker ran them.
 
 Ctrl+C reaches every process of the terminal's group: each worker ends the scenario it
 is running as a run of one process does (an agent may be meant to meet the press), no
@@ -40,17 +41,18 @@ def can_fork() -> bool:
 
 def run_in_workers(
     files: list[Path], run_one: RunOne, progress: Progress, jobs: int,
-    *, stop: Callable[[list[Record]], bool] = lambda records: False,
+    *, stop: Callable[[list[Record]], bool] = lambda records: False, order: list[int] | None = None,
 ) -> tuple[list[Record], bool]:
-    """Run ``files`` in ``jobs`` forked workers, handing out no more once
-    ``stop(records)``; ``run_one(path, ctrl_c)`` is the record of one file, or None where
-    the run must stop (Ctrl+C pressed twice). Returns the records of the files that ran,
-    in the files' order, and whether Ctrl+C stopped it."""
+    """Run ``files`` in ``jobs`` forked workers, handing them out in ``order`` (indices;
+    default the files' own) and no more once ``stop(records)``; ``run_one(path, ctrl_c)``
+    is the record of one file, or None where the run must stop (Ctrl+C pressed twice).
+    Returns the records of the files that ran, in the files' order, and whether Ctrl+C
+    stopped it."""
     presses = CtrlC(raises=False)  # a press must not break off a read from a worker's pipe
     sys.stdout.flush()
     sys.stderr.flush()
     with presses:
-        pool = _Pool(files, run_one, progress, min(jobs, len(files)), stop)
+        pool = _Pool(files, run_one, progress, min(jobs, len(files)), stop, order or list(range(len(files))))
         try:
             pool.serve(presses)
         finally:
@@ -62,11 +64,11 @@ class _Pool:
     """The workers, the file each is running, and the records that came back."""
 
     def __init__(self, files: list[Path], run_one: RunOne, progress: Progress, jobs: int,
-                 stop: Callable[[list[Record]], bool]) -> None:
+                 stop: Callable[[list[Record]], bool], order: list[int]) -> None:
         self.files, self.progress, self.stop = files, progress, stop
         self.records: dict[int, Record] = {}
         self.interrupted = False
-        self._next: Iterator[int] = iter(range(len(files)))
+        self._next: Iterator[int] = iter(order)
         self._running: dict[Connection, tuple[BaseProcess, int, float]] = {}
         self._ended: list[BaseProcess] = []
         context = multiprocessing.get_context("fork")
