@@ -1,6 +1,6 @@
-"""Planting a bug in a copy of mini_agent: the copy goes first on ``PYTHONPATH`` of a
-child process, so the harness (unchanged) meets a broken agent. Nothing of the project
-is patched in this process."""
+"""Planting a bug in a copy of an agent (mini_agent, or the agents in ``examples/``): the
+copy goes first on ``PYTHONPATH`` of a child process, so the harness (unchanged) meets a
+broken agent. Nothing of the project is patched in this process."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def planted_copy(folder: Path, module: str, old: str, new: str) -> Path:
-    """A copy of mini_agent in ``folder`` with ``old`` replaced by ``new`` in ``module``
-    (a path inside mini_agent/); the folder to put first on PYTHONPATH."""
+def planted_copy(folder: Path, module: str, old: str, new: str, package: str = "mini_agent") -> Path:
+    """A copy of ``package`` (a folder at the repository's root) in ``folder`` with ``old``
+    replaced by ``new`` in ``module`` (a path inside it); the folder to put first on PYTHONPATH."""
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(ROOT / "mini_agent", folder / "mini_agent", ignore=shutil.ignore_patterns("__pycache__"))
-    target = folder / "mini_agent" / module
+    shutil.copytree(ROOT / package, folder / package, ignore=shutil.ignore_patterns("__pycache__"))
+    target = folder / package / module
     text = target.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{module}: the text to replace must occur once: {old!r}"
     target.write_text(text.replace(old, new), encoding="utf-8")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -182,6 +183,24 @@ def test_a_bad_agent_name_says_what_is_wrong(spec: str, says: str) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 2 and "Traceback" not in run.stderr and says.split(";")[0] in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("source", "says"),
+    [
+        ("def make(ctx):\n    if ctx:\nreturn 1\n", r"IndentationError: expected an indented block .*broken_agent.py, line 3\)"),
+        ("import json\nSETTINGS = json.loads('{')\n", r"JSONDecodeError: .*broken_agent.py, line 2\)"),
+    ],
+)
+def test_an_agent_module_that_cannot_be_imported_is_named_with_its_line(tmp_path: Path, source: str, says: str) -> None:
+    (tmp_path / "broken_agent.py").write_text(source, encoding="utf-8")
+    for spec in ("broken_agent:make", str(tmp_path / "broken_agent.py") + ":make"):
+        run = subprocess.run(
+            [sys.executable, "-m", "harness", "run", str(ROOT / "scenarios/http/retryable_5xx.yaml"), "--agent", spec],
+            cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        )
+        assert run.returncode == 2 and "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
+        assert re.search(f"importing it failed: {says}", run.stderr), run.stderr
 
 
 def test_a_factory_of_the_old_three_argument_form_is_told_how_to_write_the_new_one() -> None:

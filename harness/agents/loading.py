@@ -5,11 +5,14 @@ installed or on ``PYTHONPATH``."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
+import sysconfig
+import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from harness.wire.errors import HarnessError
 
@@ -46,17 +49,42 @@ def _module(spec: str, name: str) -> Any:
         assert loaded is not None and loaded.loader is not None
         module = importlib.util.module_from_spec(loaded)
         sys.modules[loaded.name] = module
-        loaded.loader.exec_module(module)
+        with _importing(spec):
+            loaded.loader.exec_module(module)
         return module
     here = str(Path.cwd())
     if here not in sys.path:
         sys.path.append(here)  # last: what is installed, or on PYTHONPATH, comes first
     try:
-        return importlib.import_module(name)
+        with _importing(spec):
+            return importlib.import_module(name)
     except ModuleNotFoundError as error:
         if error.name and name.startswith(error.name):
             raise AgentSpecError(
                 f"agent {spec!r}: no module named {error.name!r} (run from the folder that holds it, or put that "
                 f"folder on PYTHONPATH)"
             ) from None
+        raise AgentSpecError(f"agent {spec!r}: importing it failed: {_where(error)}") from None
+
+
+@contextlib.contextmanager
+def _importing(spec: str) -> Iterator[None]:
+    """An agent's module that cannot be imported (a syntax error, an exception at import
+    time) is a clear error naming its file and line; a missing module is told apart above."""
+    try:
+        yield
+    except ModuleNotFoundError:
         raise
+    except Exception as error:  # noqa: BLE001 -- the agent's own code, whatever it raised
+        raise AgentSpecError(f"agent {spec!r}: importing it failed: {_where(error)}") from None
+
+
+def _where(error: BaseException) -> str:
+    """The error and the place in the agent's code it came from."""
+    if isinstance(error, SyntaxError):
+        return f"{type(error).__name__}: {error.msg} ({error.filename}, line {error.lineno})"
+    stdlib = sysconfig.get_paths()["stdlib"]
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [f for f in frames if not f.filename.startswith((stdlib, "<"))] or frames
+    place = f" ({own[-1].filename}, line {own[-1].lineno})" if own else ""
+    return f"{type(error).__name__}: {error}{place}"
