@@ -63,7 +63,8 @@ def test_what_a_strategy_draws_is_served_on_its_stream_and_named_and_counted(kin
         assert row in rows and (at in (SENT, *COLUMNS) or 0 <= at <= len(EVENTS)), (row, at)
     try:
         plan_reply(reply, streaming=False, **IDS)
-    except NoJsonForm as error:
-        assert kind.no_json_form and str(error) == kind.no_json_form
+    except NoJsonForm as error:  # the kind has no JSON form, or the events it changed make no message
+        changed_too_far = ("tool input JSON that does not parse", "events that make no message")
+        assert str(error) == kind.no_json_form or (not kind.breaks_message and str(error) in changed_too_far), error
     else:
         assert not kind.no_json_form

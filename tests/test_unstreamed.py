@@ -24,6 +24,7 @@ from harness.wire.faults import (
     ErrorEvent,
     Pings,
     Stall,
+    Swap,
 )
 from harness.wire.replies import Reply
 
@@ -78,9 +79,18 @@ def test_a_stall_is_the_headers_then_silence() -> None:
 
 
 def test_event_level_faults_leave_the_message_whole() -> None:
-    message, responder = ask(Reply(message=MESSAGE, faults=(Pings(3), Duplicate(3))))
-    assert message.stop_reason == "tool_use" and message.content[1].input == {"file_path": "README.md"}
+    message, responder = ask(Reply(message=MESSAGE, faults=(Pings(3), Duplicate(1))))
+    assert message.stop_reason == "tool_use" and message.content[-1].input == {"file_path": "README.md"}
     assert responder.requests[0].plan.form == "the message whole: event-level faults have no JSON form"
+
+
+@pytest.mark.parametrize("fault", [Duplicate(7), Swap(2)], ids=["tool_json_doubled", "delta_before_its_block"])
+def test_an_event_fault_that_breaks_the_message_in_the_stream_has_no_json_form(fault) -> None:
+    """A non-streaming client cannot meet it: the run is not applicable, not a pass on a
+    message the fault never touched."""
+    result, responder = ask(Reply(message=MESSAGE, faults=(fault,)))
+    assert isinstance(result, anthropic.InternalServerError) and responder.problems == []
+    assert "exists only in a stream" in responder.stream_only
 
 
 @pytest.mark.parametrize("reply", [Reply(message=MESSAGE, faults=(BadData(3),)), Reply(message=BROKEN_JSON)])

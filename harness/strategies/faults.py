@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import email.utils
 import functools
+import http
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -32,7 +33,13 @@ GIVE_UP_RETRY_AFTER = "2600000"
 sets, and under the longest wait a client can sleep (the SDK caps its sleep at 2**32 ms)."""
 READ_TIMEOUT = CLIENT_READ_TIMEOUT
 """The read timeout a generated scenario's agent runs with (the SDK's default)."""
-_HTML_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
+
+
+def _gateway_page(status: int) -> str:
+    """The HTML page a proxy in front of the API answers with (``502 Bad Gateway``)."""
+    title = f"{status} {http.HTTPStatus(status).phrase}"
+    return f"<html><head><title>{title}</title></head><body><center><h1>{title}</h1></center></body></html>"
+
 
 _RAISING_TOOL_JSON = (
     (" ", '{"file_path": "README.md"}'),  # a whitespace-only first piece
@@ -113,8 +120,9 @@ def http_errors(draw: st.DrawFn, *, retryable: bool | None) -> Reply:
     elif draw(st.integers(0, 5)) == 0:
         headers["x-should-retry"] = draw(st.sampled_from(["true", "false"]))
     reply = Reply(error=error, headers=headers)
-    if draw(st.integers(0, 6)) == 0:
-        reply = replace(reply, body=_HTML_502)
+    status = api_error(error).status
+    if status in GATEWAY_STATUSES and draw(st.integers(0, 2)) == 0:  # a proxy's page, not the API's
+        reply = replace(reply, body=_gateway_page(status))
     elif draw(st.integers(0, 6)) == 0:
         reply = replace(reply, message_text=draw(st.text(max_size=30)))
     if retryable and not fault_effect(reply).retryable:

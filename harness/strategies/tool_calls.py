@@ -11,6 +11,7 @@ from typing import Any, Protocol, Sequence
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
+from harness.scenario.format.sandbox import workspace_key_problem
 from harness.scenario.format.tools import STANDARD_TOOLS
 from harness.strategies.mutations import invalid_tool_inputs
 from harness.strategies.schemas import json_values, tool_inputs
@@ -30,10 +31,11 @@ COMMON_FILES = ("notes.txt", "src/app.py", "README.md")
 
 
 @functools.cache
-@functools.cache
 def workspace_paths() -> SearchStrategy[str]:
-    """Relative paths that stay inside the working directory (no ``..``, ``~`` or ``/`` start, not blank)."""
-    made = st.lists(_SEGMENT, min_size=1, max_size=2).map("/".join).filter(lambda p: p.strip() and not p.startswith("~"))
+    """Relative paths that stay inside the working directory and name a file: what the
+    scenario format takes as a workspace key (no ``..``, ``~`` or ``/`` start, not blank,
+    no ``\\`` that ends it)."""
+    made = st.lists(_SEGMENT, min_size=1, max_size=2).map("/".join).filter(lambda p: workspace_key_problem(p) is None)
     return st.sampled_from(COMMON_FILES) | made
 
 

@@ -8,8 +8,10 @@ its non-streaming form (``harness.wire.faults.json_forms``), combined here the s
 first: an error status replaces everything; else the latest body cut, else a silence,
 else the message whole; a pace makes the headers and the body late; a drip drops
 whatever body is left. The plan's ``form`` says
-which was served. A fault with no such form, or tool input JSON that does not parse, is
-NoJsonForm: a scenario chooses with ``unstreamed:``.
+which was served. The message is the one the events make as the event faults that leave
+a message changed them (a swap, a duplicate, an inserted delta). A fault with no such
+form, tool input JSON that does not parse, or events that make no message once changed,
+is NoJsonForm: a scenario chooses with ``unstreamed:``.
 
 Pure: no I/O, no clock. The transports (in-process and socket) carry a WirePlan out.
 """
@@ -33,7 +35,7 @@ from harness.wire.faults.json_forms import (
 )
 from harness.wire.plan import NoJsonForm, WirePlan, cut_after, in_drops
 from harness.wire.replies import Reply
-from harness.wire.sse_parse import final_message
+from harness.wire.sse_parse import final_message, tool_json_breaks
 
 STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
 
@@ -99,7 +101,11 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
     refused = next((fault.no_json_form for fault in reply.faults if fault.no_json_form), None)
     if refused is not None:
         raise NoJsonForm(refused)
-    if not all(_complete_json(text) for text in _tool_inputs(events)):
+    # The message as the event faults that leave one changed it (a swap, a duplicate, an
+    # inserted delta); those that break it (an error event, an early end) take their own form.
+    changing = tuple(fault for fault in reply.faults if not fault.breaks_message)
+    readable = [event for event in _with_faults(changing, list(events), None) if not isinstance(event, RawFrame)]
+    if tool_json_breaks(readable):  # the SDK's stream would give up on it: a fault of the stream only
         raise NoJsonForm("tool input JSON that does not parse")
     forms: list[JsonForm] = []
     frames = sse.encode_rendered(_with_faults(reply.faults, list(events), rendered), rendered) if reply.faults else []
@@ -110,10 +116,10 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
             plan.form = f"HTTP {plan.status} {form.error_type}, for the {form.cause}"
             return plan
         forms.append(form)
-    try:
-        body = json.dumps(final_message(events)).encode()
-    except ValueError:  # raw events that make no message: only a stream can carry them
-        raise NoJsonForm("raw events that make no message") from None
+    try:  # the message the events make once the event faults changed them (a swap, a duplicate)
+        body = json.dumps(final_message(readable)).encode()
+    except ValueError:  # events that make no message: only a stream can carry them
+        raise NoJsonForm("events that make no message") from None
     plan = WirePlan(200, headers | {"content-type": "application/json"} | reply.headers, [body], [0.0], events=events)
     cut = next((form for form in reversed(forms) if isinstance(form, CutBody)), None)
     silence = next((form for form in forms if isinstance(form, Silence)), None)
@@ -121,7 +127,8 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
         offset = _body_offset(cut, len(body), events, rendered)
         cut_after(plan, offset)
         plan.ending = cut.how
-        plan.form = f"the JSON body cut after {offset} of {len(body)} bytes ({cut.how.upper()})"
+        ending = "Ctrl+C" if cut.how == "interrupt" else cut.how.upper()
+        plan.form = f"the JSON body cut after {offset} of {len(body)} bytes ({ending})"
     elif silence is not None:
         plan.chunks, plan.delays, plan.ending, plan.stall_seconds = [], [], "stall", silence.seconds
         plan.form = "the headers, then silence"
@@ -142,24 +149,6 @@ def _body_offset(cut: CutBody, size: int, events: list[dict[str, Any]], rendered
         return min(cut.after_bytes, size)
     whole = sum(map(len, sse.encode_rendered(events, rendered)))
     return max(1, min(size - 1, round(size * (cut.delivered or 0) / whole)))
-
-
-def _tool_inputs(events: list[dict[str, Any]]) -> list[str]:
-    """The input JSON each tool_use block streams, joined."""
-    inputs: dict[object, str] = {}
-    for event in events:
-        delta = event.get("delta") if isinstance(event, dict) else None
-        if event.get("type") == "content_block_delta" and isinstance(delta, dict) and delta.get("type") == "input_json_delta":
-            inputs[event.get("index")] = inputs.get(event.get("index"), "") + str(delta.get("partial_json", ""))
-    return list(inputs.values())
-
-
-def _complete_json(text: str) -> bool:
-    try:
-        json.loads(text or "{}")
-    except ValueError:
-        return False
-    return True
 
 
 def _error_plan(reply: Reply, headers: dict[str, str]) -> WirePlan:

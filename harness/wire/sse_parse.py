@@ -146,3 +146,45 @@ def _parse_tool_input(raw: str, index: int) -> Any:
         return jiter.from_json(raw.encode(), partial_mode=True)
     except ValueError as exc:
         raise ValueError(f"content block {index}: tool input JSON does not parse: {exc}. JSON: {raw}") from None
+
+
+def stream_breaks(events: list[dict]) -> bool:
+    """A stream no client can build a message from: an event before ``message_start``, a
+    block's delta or stop before its ``content_block_start`` (the SDK raises
+    ``IndexError``), or tool-input JSON it cannot parse."""
+    return out_of_order(events) or tool_json_breaks(events)
+
+
+def out_of_order(events: list[dict]) -> bool:
+    """Whether an event comes before the event it builds on (the stream's documented order:
+    ``message_start``, then each block's start, deltas and stop)."""
+    started: set[object] = set()
+    kinds = [event.get("type") if isinstance(event, dict) else None for event in events]
+    first = next((kind for kind in kinds if kind != "ping"), "message_start")
+    if first not in ("message_start", "error"):
+        return True
+    for kind, event in zip(kinds, events):
+        if kind == "content_block_start":
+            started.add(event.get("index"))
+        elif kind in ("content_block_delta", "content_block_stop") and event.get("index") not in started:
+            return True
+    return False
+
+
+def tool_json_breaks(events: list[dict]) -> bool:
+    """Tool-input JSON the SDK gives up on (it raises from the stream): it re-parses a
+    block's input after every delta in jiter's partial mode, so one prefix that does not
+    parse (``" "``, ``nope``) is enough."""
+    buffers: dict[object, str] = {}
+    for event in events:
+        delta = event.get("delta") if isinstance(event, dict) else None
+        if event.get("type") != "content_block_delta" or not isinstance(delta, dict) or delta.get("type") != "input_json_delta":
+            continue
+        index = event.get("index")
+        buffers[index] = buffers.get(index, "") + str(delta.get("partial_json", ""))
+        try:
+            if buffers[index]:
+                jiter.from_json(buffers[index].encode(), partial_mode=True)
+        except ValueError:
+            return True
+    return False

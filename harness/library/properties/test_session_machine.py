@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import httpx2
+from hypothesis import event as note_for_statistics
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
@@ -82,6 +83,7 @@ class AgentSession(RuleBasedStateMachine):
         self.agent = self.driver.build(load_factory(AGENT or DEFAULT_AGENT), ctx)
         self.responder.tool_map = ToolMap(getattr(self.agent, "tool_map", None))
         self.policies = declared_policies(self.agent)
+        self.moot = False  # a turn the agent could not meet ended what the session can say
 
     def teardown(self) -> None:
         self.driver.close()
@@ -108,6 +110,8 @@ class AgentSession(RuleBasedStateMachine):
 
     @invariant()
     def history_is_valid(self) -> None:
+        if self.moot:
+            return
         problems = list(self.responder.problems) + kept_partial_text(self.responder.requests)[0]
         if getattr(self.agent, "messages", None):  # an agent that shows its history: check it as it is now
             problems += [Problem(str(v), Kind.API_RULE) for v in check_history(next_request(self.agent.messages))]
@@ -121,6 +125,10 @@ class AgentSession(RuleBasedStateMachine):
     # -- driving a turn ---------------------------------------------------------------
 
     def play(self, turn: Turn) -> None:
+        """Run one turn and check it; a turn the agent cannot meet (a tool it lacks, a
+        stream-only fault asked without ``stream``) ends the session's checks, not a failure."""
+        if self.moot:
+            return
         self.responder.queue(turn.replies, f"turn {len(self.scenario.turns) + 1}")
         first = len(self.responder.requests)
         events: list[Any] = []
@@ -131,6 +139,10 @@ class AgentSession(RuleBasedStateMachine):
         else:
             raised = ""
         requests = self.responder.requests[first:]
+        if self.responder.not_applicable is not None:
+            self.moot = True
+            note_for_statistics(f"not applicable: {self.responder.not_applicable.split(' (')[0]}")
+            return
         if turn.interrupt and turn.interrupt.at_event is not None and len(requests) < len(turn.replies):
             turn = replace(turn, replies=turn.replies[: len(requests)])  # Ctrl+C came first: replay without the rest
         self.scenario = replace(self.scenario, turns=(*self.scenario.turns, turn))

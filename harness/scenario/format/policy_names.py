@@ -8,7 +8,7 @@ for an agent that declares the policy and listed as not checked for any other.
 |---|---|
 | ``retries: N`` | retries a transient failure (529, 429, 408, 409, a 5xx, a lost, refused or timed-out connection, a broken, stalled or unfinished stream) until the answer comes, up to N retries of one request; a turn that needs more is not checked |
 | ``honours_max_retries`` | takes a scenario's ``settings.max_retries`` as its number of retries: retries a transient failure that often, no more, no fewer |
-| ``gives_up_on_final_errors`` | sends nothing more in a turn after a 400, 401, 403, 404 or 413 |
+| ``gives_up_on_final_errors`` | sends nothing more in a turn after a 400, 401, 402, 403, 404 or 413 |
 | ``timeout_result_is_data`` | gives a command that outlived its timeout back as a tool result that is not an error |
 | ``continues_after_cut_tool_call`` | answers a tool call cut off by ``max_tokens`` with an error result and goes on with the turn |
 | ``strict_tool_input`` | does not run a tool call whose input breaks the tool's schema (a missing, unknown or mistyped argument) |
@@ -39,7 +39,7 @@ class PolicyKind:
 POLICIES = {kind.name: kind for kind in (
     PolicyKind("retries", "retries a transient failure until the answer comes", "retries of one request at most"),
     PolicyKind("honours_max_retries", "retries a transient failure as often as settings.max_retries says, no more"),
-    PolicyKind("gives_up_on_final_errors", "sends nothing more in a turn after a 400, 401, 403, 404 or 413"),
+    PolicyKind("gives_up_on_final_errors", "sends nothing more in a turn after a 400, 401, 402, 403, 404 or 413"),
     PolicyKind("timeout_result_is_data", "gives a timed-out command back as a tool result that is not an error"),
     PolicyKind("continues_after_cut_tool_call", "answers a tool call cut by max_tokens with an error and goes on"),
     PolicyKind("strict_tool_input", "does not run a tool call whose input breaks the tool's schema"),

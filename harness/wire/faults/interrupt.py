@@ -1,5 +1,5 @@
 """``interrupt: k``: the user presses Ctrl+C while the answer streams, after event k.
-Without ``stream`` there is no stream to interrupt: the message comes whole."""
+Without ``stream``, Ctrl+C comes while the JSON body arrives, at the same share of it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from harness.wire.faults.base import SENT, ByteFault, Fault, Hit, position, within
+from harness.wire.faults.json_forms import CutBody, JsonForm
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -29,6 +30,9 @@ class Interrupt(ByteFault):
         within(self.key, self.after_event, len(frames))
         plan.chunks, plan.delays = frames[: self.after_event], plan.delays[: self.after_event]
         plan.ending = "interrupt"
+
+    def json_form(self, frames: list[bytes]) -> JsonForm:
+        return CutBody("interrupt", delivered=sum(map(len, frames[: self.after_event])))
 
     def label(self) -> str | None:
         return f"Ctrl+C after event {self.after_event}"

@@ -6,10 +6,10 @@ JSON body has no events, so each kind says which of these forms it takes, and
     AsStatus   the same error as an HTTP status, with the API's error     an event: error
                body; nothing else applies
     CutBody    the JSON body cut at the share of the stream that had      a cut, a clean end
-               arrived (or after ``after_bytes`` of the body), then FIN   before message_stop
-               or RST; the latest in the pipeline wins
+               arrived (or after ``after_bytes`` of the body), then FIN,  before message_stop,
+               RST or Ctrl+C; the latest in the pipeline wins             Ctrl+C
     Silence    the headers, then silence                                  a stall
-    Whole      the message whole: there are no events to change           pings, Ctrl+C
+    Whole      the message whole: there are no events to change           pings
     Late       the headers and the body as late as the stream's first     a pace
                and last events would have come
     Drops      the body as the forms above left it, in drops              a drip
@@ -44,7 +44,7 @@ class CutBody(JsonForm):
     """The body cut: after ``after_bytes`` of it, or at the share ``delivered`` bytes are
     of the whole stream."""
 
-    how: Literal["fin", "rst"]
+    how: Literal["fin", "rst", "interrupt"]
     delivered: int | None = None
     after_bytes: int | None = None
 
