@@ -24,6 +24,7 @@ from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by
     cassette_record_mode,
     cassette_workspace,
 )
+from harness.library.properties import PROFILE_NAMES
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -75,7 +76,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     cassette_fixtures.add_options(parser)
 
 
+@pytest.hookimpl(tryfirst=True)  # before hypothesis' plugin reads --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("hypothesis_profile", None) in PROFILE_NAMES:
+        from harness.library.properties import profiles  # noqa: F401 -- registers the harness's profiles
     config.addinivalue_line("markers", "scenario(path): bind the fault_api fixture to a scenario file")
     if config.getoption("--harness-library") or config.getoption("--harness-properties"):
         from harness import library

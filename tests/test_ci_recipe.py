@@ -5,6 +5,7 @@ targets, the files and folders, hypothesis profiles."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -171,3 +172,15 @@ def _check_pytest(arguments: list[str], help_text: str) -> None:
             assert re.search(rf"(^|[ ,]){re.escape(word.split('=')[0])}[ =,\n]", help_text, re.M), f"pytest has no {word}"
         elif not word.startswith("reports/") and word != "auto":
             assert (ROOT / word).exists(), f"pytest {' '.join(arguments)}: no {word}"
+
+
+def test_hypothesis_own_option_chooses_a_harness_profile(tmp_path: Path) -> None:
+    """``--hypothesis-profile quick`` is known before hypothesis reads it, and wins over
+    ``$HYPOTHESIS_PROFILE``."""
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "harness.library.properties",
+         "-k", "test_any_fault_schedule", "--hypothesis-show-statistics", "--hypothesis-profile", "quick"],
+        cwd=tmp_path, env=os.environ | {"HYPOTHESIS_PROFILE": "ci"}, capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "Stopped because settings.max_examples=20" in run.stdout

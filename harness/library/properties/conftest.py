@@ -11,12 +11,13 @@ A failing property writes its shrunk scenario to ``$HARNESS_FOUND_DIR`` (or
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
-from harness.library.properties.profiles import LONG_PROFILES, PROFILE, PROGRESS_EVERY
+from harness.library.properties.profiles import LONG_PROFILES, PROGRESS_EVERY
 
 
 def pytest_configure(config: pytest.Config) -> None:
     from harness.scenario.frontends.pytest_progress import PLUGIN_NAME, ExampleProgress
 
-    if PROFILE in LONG_PROFILES and not config.pluginmanager.has_plugin(PLUGIN_NAME):
+    if settings.get_current_profile_name() in LONG_PROFILES and not config.pluginmanager.has_plugin(PLUGIN_NAME):
         config.pluginmanager.register(ExampleProgress(config, PROGRESS_EVERY), PLUGIN_NAME)

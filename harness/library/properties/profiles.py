@@ -1,4 +1,6 @@
-"""Hypothesis profiles for the properties, registered on import and loaded from
+"""Hypothesis profiles for the properties, registered on import and loaded unless the run
+already chose one (hypothesis' ``--hypothesis-profile NAME``, which may name these: the
+harness's pytest plugin registers them before hypothesis reads the option), then from
 ``$HYPOTHESIS_PROFILE`` (``ci`` by default):
 
 - ``ci``: derandomized, so a run is reproducible; few enough examples to keep the
@@ -23,14 +25,21 @@ from hypothesis import HealthCheck, settings
 
 from harness.library.properties.database import example_database
 
-DATABASE = example_database(os.environ)
-COMMON = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
-RANDOM = dict(COMMON, **({"database": DATABASE} if DATABASE is not None else {}))
-settings.register_profile("ci", derandomize=True, max_examples=100, stateful_step_count=6, **COMMON)
-settings.register_profile("quick", derandomize=True, max_examples=20, stateful_step_count=4, **COMMON)
-settings.register_profile("thorough", max_examples=1000, stateful_step_count=25, **RANDOM)
-settings.register_profile("shared", max_examples=300, stateful_step_count=12, **RANDOM)
-PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or "ci"
-settings.load_profile(PROFILE)
 LONG_PROFILES = ("thorough", "shared")
+
+
+def register() -> None:
+    """Register the four profiles (loading none)."""
+    database = example_database(os.environ)
+    common: dict = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+    random = dict(common, **({"database": database} if database is not None else {}))
+    settings.register_profile("ci", derandomize=True, max_examples=100, stateful_step_count=6, **common)
+    settings.register_profile("quick", derandomize=True, max_examples=20, stateful_step_count=4, **common)
+    settings.register_profile("thorough", max_examples=1000, stateful_step_count=25, **random)
+    settings.register_profile("shared", max_examples=300, stateful_step_count=12, **random)
+
+
+register()
+if settings.get_current_profile_name() == "default":  # no --hypothesis-profile: the environment's, or ci
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
 PROGRESS_EVERY = 30.0
