@@ -6,7 +6,8 @@ the user's text, request headers shown by ``curl -v``, text after ``\\n`` and ``
 ``ENCODINGS`` write each the ways JSON encoders do: ASCII-escaped, raw UTF-8 compact,
 ``\\/`` for every slash, ``\\u``-escaped letters and digits.
 
-Responses: ``stream`` writes an SSE message whose one content block (text, thinking or
+Responses: ``error_body`` is the API's error JSON quoting what it refused (a 400 that
+echoes the request's text); ``stream`` writes an SSE message whose one content block (text, thinking or
 tool input JSON) is split in two deltas at a given position; ``split_points`` gives
 every position in and around a secret.
 """
@@ -68,6 +69,14 @@ def curl_headers(fake: Fake) -> Body:
 def after_escapes(fake: Fake) -> Body:
     blocks = [{"type": "text", "text": f"line one\n{fake.value}"}, {"type": "text", "text": f"col\t{fake.value}\tend"}]
     return _request({"role": "user", "content": blocks})
+
+
+def error_body(fake: Fake) -> Body:
+    """The API's error body, its message quoting the offending text (as a 400 does)."""
+    quoted = fake.line
+    return {"type": "error", "error": {"type": "invalid_request_error",
+                                       "message": f"messages.0.content.0.text: unexpected value {quoted!r}"},
+            "request_id": "req_011CPlanted"}
 
 
 PLACES: dict[str, Callable[[Fake], Body]] = {

@@ -15,7 +15,14 @@ from harness.cassette.redaction.redact import Redactor
 from harness.cassette.scan import PUBLIC_PREFIX
 from redaction.fakes import FAKES, ONE_PER_FAMILY, UNKNOWN, fake_id
 from redaction.leaks import leaked
-from redaction.places import ENCODINGS, PLACES, split_points, stream, stream_content
+from redaction.places import (
+    ENCODINGS,
+    PLACES,
+    error_body,
+    split_points,
+    stream,
+    stream_content,
+)
 
 
 @pytest.mark.parametrize("fake", FAKES, ids=fake_id)
@@ -28,6 +35,16 @@ def test_a_planted_secret_leaves_no_trace_in_a_request_body(redactor, fake, plac
         assert leaked(redacted, fake) == [], encoding
         assert json.loads(redacted)["model"] == "claude-sonnet-4-5"
         assert "<redacted:" in redacted.decode(), encoding
+
+
+@pytest.mark.parametrize("fake", FAKES, ids=fake_id)
+def test_a_planted_secret_leaves_no_trace_in_an_error_body(redactor, fake):
+    for encoding, dumps in ENCODINGS.items():
+        body = dumps(error_body(fake)).encode()
+        assert leaked(body, fake), "the fake must be visible before redaction"
+        redacted = redactor.redact_body(body)
+        assert leaked(redacted, fake) == [], encoding
+        assert json.loads(redacted)["error"]["type"] == "invalid_request_error"
 
 
 @pytest.mark.parametrize("fake", ONE_PER_FAMILY, ids=fake_id)

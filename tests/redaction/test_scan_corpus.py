@@ -17,6 +17,7 @@ from redaction.leaks import WINDOW
 from redaction.places import (
     ENCODINGS,
     PLACES,
+    error_body,
     file_text,
     split_points,
     stream,
@@ -65,6 +66,14 @@ def test_every_planted_request_is_reported_with_its_family(fake):
     text = cassette(*planted)
     findings = scan_text(text, "c.yaml")
     assert all(by_interaction(text, findings)), findings  # something in every interaction
+    assert_masked(findings, fake)
+
+
+@pytest.mark.parametrize("fake", FAKES, ids=fake_id)
+def test_a_secret_in_an_error_body_is_reported(fake):
+    text = cassette(*[('{"model": "claude-sonnet-4-5"}', dumps(error_body(fake))) for dumps in ENCODINGS.values()])
+    findings = scan_text(text, "c.yaml")
+    assert all(by_interaction(text, findings)), findings
     assert_masked(findings, fake)
 
 
