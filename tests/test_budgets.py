@@ -7,12 +7,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import anthropic
 import pytest
 from test_rate_limits import agent, early, honours_retry_after
 
 from harness.oracle.prices import PRICES, price_of, prices_from
 from harness.scenario.format.loader import load_scenario, problems_in
 from harness.scenario.run.runner import run_scenario
+from harness.scenario.run.wire_session import WireSession
 
 LIBRARY = Path(__file__).resolve().parents[1] / "harness" / "library" / "scenarios"
 
@@ -72,3 +74,24 @@ def test_a_usage_bound_is_checked_in_the_file(tmp_path):
     path = with_budget(tmp_path, "budgets/retries_cost.yaml", "      usage: {requets: 3}\n")
     [problem] = problems_in(path)
     assert "unknown key 'requets'" in str(problem) and "did you mean 'requests'" in str(problem)
+
+
+def test_the_fault_api_fixture_holds_a_client_to_the_usage_bounds(tmp_path):
+    """The same bounds for a test that drives the fake API itself (``fault_api``): per turn
+    and for the scenario, retries counted."""
+    path = tmp_path / "budget.yaml"
+    path.write_text(
+        "name: budget\nabout: A retry costs a request.\nturns:\n  - user: Hi\n    replies: [error: overloaded, text: Hello.]\n"
+        "    expect: {usage: {requests: 1}}\nexpect: {usage: {requests: 1}}\n",
+        encoding="utf-8",
+    )
+    session = WireSession.from_file(path)
+    client = session.client()
+    with pytest.raises(anthropic.InternalServerError):
+        client.messages.create(model="claude-sonnet-4-5", max_tokens=64, messages=[{"role": "user", "content": "Hi"}])
+    client.messages.create(model="claude-sonnet-4-5", max_tokens=64, messages=[{"role": "user", "content": "Hi"}])
+    texts = [str(p) for p in session.problems() if p.kind.value == "expectation"]
+    assert [t.split(" (")[0] for t in texts] == [
+        "turn 1: expect.usage.requests: at most 1, the agent used 2",
+        "expect.usage.requests: at most 1, the agent used 2",
+    ], texts

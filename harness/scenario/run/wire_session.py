@@ -8,6 +8,7 @@ from pathlib import Path
 
 import anthropic
 
+from harness.scenario.checks.budgets import budget_problems
 from harness.scenario.checks.invariants import run_invariants, wire_invariants
 from harness.scenario.fake_api.clients import async_client, sync_client
 from harness.scenario.fake_api.rate_limits import enforce
@@ -71,10 +72,20 @@ class WireSession:
                 text = f"{label}: expect.requests: expected {expected}, the client made {len(requests)}"
                 line = spec.expect_lines.get("requests")
                 problems.append(Problem(text, Kind.EXPECTATION, file=str(self.scenario.path), line=line, turn=number))
+            problems += self._usage(f"{label}: ", requests, spec.expect, spec.expect_lines, number)
+        problems += self._usage("", self.responder.requests, self.scenario.expect, self.scenario.expect_lines, None)
         for index, unused in sorted(self._unused.items()):
             if unused:
                 problems.append(Problem(f"turn {index + 1}: {unused} reply(ies) never requested", Kind.INVARIANT, turn=index + 1))
         return problems
+
+    def _usage(self, label: str, requests: list, expect: dict, lines: dict[str, int], turn: int | None) -> list[Problem]:
+        """``expect.usage``'s bounds that ``requests`` went over (retries count)."""
+        if "usage" not in expect:
+            return []
+        return [Problem(f"{label}expect.{text}", Kind.EXPECTATION, file=str(self.scenario.path),
+                        line=lines.get(key, lines.get("usage")), turn=turn)
+                for key, text in budget_problems(requests, expect["usage"])]
 
     def _start_turn(self) -> None:
         turn = self.scenario.turns[self.turn_index]
