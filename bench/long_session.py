@@ -1,6 +1,7 @@
 """A long session checked request after request: a tool-using conversation growing by two
-messages a request, to 1,000 messages over 500 requests, each request's body parsed afresh
-from its bytes (as a server reads it) outside the timing.
+messages a request (the model's tool call and its result), to 999 messages over 500
+requests, each ending with the user's message as an agent's requests do; each request's
+body parsed afresh from its bytes (as a server reads it) outside the timing.
 
     incremental   ConversationChecker (what the fake API, ``harness serve`` and
                   ``check-history`` on JSON Lines use), given each request's bytes:
@@ -30,45 +31,56 @@ from harness.wire import json_body
 from . import workload
 from .library import n_of
 
-MESSAGES = 1000
-REQUESTS = 500
-BATCH = 25  # requests parsed ahead and timed together
+MESSAGES = 999  # 500 requests of 1, 3 … 999 messages
+BATCH = 25  # requests whose parsed bodies are kept at once
 TAIL = 200  # bytes short of the previous body: about where its last message begins
 
 
 def measure(scale: float) -> dict[str, Any]:
     """The three totals, their ratios to the last request checked once, and whether every
-    verdict agreed; ``scale`` < 1 shortens the session (a smoke run). Requests are parsed a
-    batch at a time, outside the timing, and kept until it is over (freeing a parsed body
-    is not checking it)."""
-    size = MESSAGES if scale >= 0.25 else max(20, int(MESSAGES * scale))
+    verdict agreed; ``scale`` < 1 shortens the session (a smoke run). Each request is parsed
+    just before it is checked, as a server does, outside the timing; the parsed bodies are
+    kept for a batch of requests, so that freeing them is not timed either."""
+    size = MESSAGES if scale >= 0.25 else max(21, int(MESSAGES * scale))
     history = workload.history(size)
-    step = size // REQUESTS if size >= REQUESTS * 2 else 2
-    raws = [json.dumps(_body(history[:n])).encode() for n in range(step, size + 1, step)]
+    raws = [json.dumps(_body(history[:n])).encode() for n in range(1, size + 1, 2)]
     checker = ConversationChecker()
-    totals = dict.fromkeys(("incremental", "whole", "compare"), 0.0)
-    verdicts: list[Any] = []
-    for first in range(0, len(raws), BATCH):
-        batch = raws[first:first + BATCH]
-        bodies = [json_body.loads(raw) for raw in batch]
-        totals["incremental"] += _timed(lambda: verdicts.extend(  # noqa: B023 -- this batch
-            checker.check_request(body, content=raw) for body, raw in zip(bodies, batch, strict=True)))  # noqa: B023
-        again = [json_body.loads(raw) for raw in batch]
-        totals["whole"] += _timed(lambda: [check_request(body) for body in again])  # noqa: B023
-        same = all(verdicts[first + i] == check_request(body) for i, body in enumerate(again))
-        previous = raws[first - 1:first + len(batch) - 1] if first else [b"", *batch[:-1]]
-        totals["compare"] += _timed(lambda: [raw.startswith(memoryview(old)[:len(old) - TAIL])  # noqa: B023
-                                             for raw, old in zip(batch, previous, strict=True)])  # noqa: B023
+    incremental, verdicts = _each(raws, lambda body, raw: checker.check_request(body, content=raw))
+    whole, expected = _each(raws, lambda body, raw: check_request(body))
+    before = dict(zip(raws, [b"", *raws[:-1]], strict=True))  # each request's previous one (hashed here, not timed)
+    compare, _ = _each(raws, lambda body, raw: raw.startswith(memoryview(before[raw])[:len(before[raw]) - TAIL]))
     last_body = json_body.loads(raws[-1])
     last = statistics.median(_timed(lambda: check_request(last_body)) for _ in range(n_of(15, scale)))
     return {
-        "messages": size, "requests": len(raws), "identical_verdicts": same and len(verdicts) == len(raws),
-        "ms": {name: round(seconds * 1e3, 2) for name, seconds in totals.items()} | {"last_once": round(last * 1e3, 3)},
-        "incremental_over_last": round(totals["incremental"] / last, 2),
-        "whole_over_last": round(totals["whole"] / last, 1),
+        "messages": size, "requests": len(raws), "identical_verdicts": verdicts == expected,
+        "ms": {"incremental": round(incremental * 1e3, 2), "whole": round(whole * 1e3, 1),
+               "compare": round(compare * 1e3, 2), "last_once": round(last * 1e3, 3)},
+        "incremental_over_last": round(incremental / last, 2),
+        "whole_over_last": round(whole / last, 1),
         "floor_over_last": 1.0,
-        "compare_over_last": round(totals["compare"] / last, 2),
+        "compare_over_last": round(compare / last, 2),
     }
+
+
+def _each(raws: list[bytes], check: Any) -> tuple[float, list[Any]]:
+    """Seconds of ``check(body, raw)`` over every request, each parsed just before (as a
+    server parses a request, then checks it) outside the timing, and what it answered.
+    The parsed bodies are kept for a batch of requests, so that freeing them is not timed."""
+    seconds, answers, kept = 0.0, [], []
+    gc.disable()
+    try:
+        for raw in raws:
+            body = json_body.loads(raw)
+            kept.append(body)
+            started = time.perf_counter()
+            answers.append(check(body, raw))
+            seconds += time.perf_counter() - started
+            if len(kept) == BATCH:
+                kept.clear()
+                gc.collect()
+    finally:
+        gc.enable()
+    return seconds, answers
 
 
 def _body(messages: list[dict[str, Any]]) -> dict[str, Any]:

@@ -24,9 +24,9 @@ def _bytes(messages: list[Any], *, spaced: bool = False, ascii_only: bool = True
 def test_each_message_ends_where_its_json_ends(spaced: bool, ascii_only: bool) -> None:
     data = _bytes(MESSAGES, spaced=spaced, ascii_only=ascii_only)
     found = offsets(data)
-    assert found is not None and len(found.ends) == len(MESSAGES)
+    assert found is not None and found.count == len(MESSAGES) and list(found.ends) == [1, 2, 3]
     start = data.index(b"[", data.index(b'"messages"')) + 1
-    for end, message in zip(found.ends, MESSAGES):
+    for end, message in zip(found.ends.values(), MESSAGES, strict=True):
         assert json.loads(data[start:end].decode().lstrip(", ")) == message
         start = end
     assert data[found.tail - 1:found.tail] == b"]" and json.loads(b"{" + data[found.tail:].lstrip(b", ")) == {"model": "claude-a"}

@@ -45,28 +45,38 @@ STATES = 8
 
 class _Seen:
     """A conversation as an earlier request sent it: its messages, their bytes' offsets
-    (when known), and the pass's states after its last few messages, by count."""
+    (when known), the pass's states after its last few messages (by count, latest first),
+    the server tools it declared, and the verdicts of the rules outside its messages."""
 
-    __slots__ = ("messages", "offsets", "states")
+    __slots__ = ("messages", "offsets", "states", "server_tools", "outside")
 
-    def __init__(self, messages: list[Any], message_offsets: MessageOffsets | None, states: dict[int, HistoryPass]) -> None:
+    def __init__(
+        self, messages: list[Any], message_offsets: MessageOffsets | None, states: dict[int, HistoryPass],
+        server_tools: frozenset[str], outside: dict[Any, list[Violation]],
+    ) -> None:
         self.messages, self.offsets, self.states = messages, message_offsets, states
+        self.server_tools, self.outside = server_tools, outside
 
-    def shared_with(
-        self, messages: list[Any], content: bytes | None, server_tools: frozenset[str],
-    ) -> tuple[int, MessageOffsets | None] | None:
-        """The most messages ``messages`` share with these that a state was kept after
-        (fewer than all of ``messages``), with ``content``'s offsets when compared as bytes;
-        None if they share none of them."""
-        counts = [n for n in self.states if n < len(messages) and self.states[n].server_tools == server_tools]
-        if content is not None and self.offsets is not None:
-            for n in counts:
+    def by_bytes(self, messages: list[Any], content: bytes) -> tuple[int, MessageOffsets] | None:
+        """The most messages ``content`` shares with these bytes that a state was kept after
+        (fewer than all), and its offsets: the rest of its body is these bytes' too."""
+        if self.offsets is None:
+            return None
+        for n in self.states:
+            if n < len(messages) and n in self.offsets.ends:
                 found = continued(content, self.offsets, n)
-                if found is not None and len(found.ends) == len(messages):
+                if found is not None and found.count == len(messages):
                     return n, found
-        for n in counts:
-            if messages[n - 1] == self.messages[n - 1] and messages[:n] == self.messages[:n]:
-                return n, None
+        return None
+
+    def by_value(self, messages: list[Any], server_tools: frozenset[str]) -> int | None:
+        """The most messages ``messages`` share with these that a state was kept after
+        (fewer than all), compared as values."""
+        if server_tools != self.server_tools:
+            return None
+        for n in self.states:
+            if n < len(messages) and messages[n - 1] == self.messages[n - 1] and messages[:n] == self.messages[:n]:
+                return n
         return None
 
 
@@ -87,34 +97,45 @@ class ConversationChecker:
         self.shared = 0
         if not isinstance(messages, list):
             return judge(body, None, signatures=signatures, betas=betas)
-        server_tools = server_tool_names(body)
-        seen, shared, message_offsets = self._find(messages, content, server_tools)
+        seen, shared, message_offsets = self._by_bytes(messages, content) if content is not None else (None, 0, None)
+        if seen is not None:  # the body is the earlier one's outside its messages, byte for byte
+            server_tools, outside = seen.server_tools, seen.outside
+        else:
+            server_tools, outside = server_tool_names(body), {}
+            seen, shared = self._by_value(messages, server_tools)
         history = HistoryPass(server_tools) if seen is None else seen.states[shared].copy()
-        states = {} if seen is None else {n: state for n, state in seen.states.items() if n <= shared}
-        for n in range(max(shared + 1, len(messages) - STATES), len(messages)):
+        count, oldest = len(messages), len(messages) - STATES
+        states = {} if seen is None else {n: state for n, state in seen.states.items() if oldest <= n <= shared}
+        for n in range(max(shared + 1, oldest), count):
             history.read(messages, n)
             states[n] = history.copy()
-        history.read(messages, len(messages))
-        if messages and not final_matters(messages[-1]):
-            states[len(messages)] = history.copy()  # read as any other message would be
+        history.read(messages, count)
+        if count and not final_matters(messages[-1]):
+            states[count] = history  # read as any other message would be (judging it leaves it as it is)
         if message_offsets is None and content is not None:
             message_offsets = offsets(content)
-            if message_offsets is not None and len(message_offsets.ends) != len(messages):
+            if message_offsets is not None and message_offsets.count != count:
                 message_offsets = None  # not the bytes of this body: compared as values next time
-        self._remember(seen, _Seen(messages, message_offsets, _last(states, len(messages))))
+        states = dict(sorted(states.items(), reverse=True))  # latest first
+        if message_offsets is not None:
+            message_offsets = message_offsets.keeping(states)
+        self._remember(seen, _Seen(messages, message_offsets, states, server_tools, outside))
         self.shared = shared
-        return judge(body, history, signatures=signatures, betas=betas)
+        return judge(body, history, signatures=signatures, betas=betas, outside=outside)
 
-    def _find(
-        self, messages: list[Any], content: bytes | None, server_tools: frozenset[str],
-    ) -> tuple[_Seen | None, int, MessageOffsets | None]:
-        """The conversation ``messages`` go on with, how many messages they share with it,
-        and ``content``'s offsets if found by comparing bytes; (None, 0, None) for none."""
+    def _by_bytes(self, messages: list[Any], content: bytes) -> tuple[_Seen | None, int, MessageOffsets | None]:
         for seen in self._seen:
-            found = seen.shared_with(messages, content, server_tools)
+            found = seen.by_bytes(messages, content)
             if found is not None:
                 return seen, *found
         return None, 0, None
+
+    def _by_value(self, messages: list[Any], server_tools: frozenset[str]) -> tuple[_Seen | None, int]:
+        for seen in self._seen:
+            shared = seen.by_value(messages, server_tools)
+            if shared is not None:
+                return seen, shared
+        return None, 0
 
     def _remember(self, old: _Seen | None, new: _Seen) -> None:
         """``new`` goes first; it replaces the conversation it went on from."""
@@ -122,8 +143,3 @@ class ConversationChecker:
             self._seen.remove(old)
         self._seen.insert(0, new)
         del self._seen[REMEMBERED:]
-
-
-def _last(states: dict[int, HistoryPass], count: int) -> dict[int, HistoryPass]:
-    """The states after the last ``STATES`` messages of ``count``, latest first."""
-    return {n: states[n] for n in sorted(states, reverse=True) if count - STATES <= n}

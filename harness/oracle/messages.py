@@ -80,12 +80,14 @@ class HistoryPass:
         self.length = max(self.length, stop)
 
     def violations(self) -> list[Violation]:
-        """Every violation, as the API reports them (the open turn is closed first): its
-        schema validation first, then the rules about the conversation, message by message."""
+        """Every violation, as the API reports them (the open turn judged as closed, the pass
+        left as it is): its schema validation first, then the rules about the conversation,
+        message by message."""
         if not self.length:
             return [Violation("messages", wording.NO_MESSAGES)]
-        self._close_turn()
         found = self.found + self.between
+        if self.turn is not None:
+            found += [found_between for rule in TURN_RULES[self.turn.role] for found_between in rule(self.turn)]
         found.sort(key=lambda item: (not is_validation(item[1]), item[0]))
         return [violation for _, violation in found]
 

@@ -58,20 +58,34 @@ def check_request(
 def judge(
     body: Mapping[str, Any], history: HistoryPass | None, *,
     signatures: Mapping[str, str] | None = None, betas: Sequence[str] | None = None,
+    outside: dict[Any, list[Violation]] | None = None,
 ) -> list[Violation]:
     """``check_request`` once its ``messages`` (a list) are read by ``history`` to the end
     (None when they are not a list): every rule, in the order the API reports them. The
     rules take the body and the pass, whose notes (``tallies``) spare them reading the
-    messages again."""
-    found = field_violations(body)
+    messages again. ``outside``: the verdicts of the rules that read nothing of the
+    messages (``OUTSIDE_MESSAGES``, and the fields), kept from an earlier request whose
+    body was this one's outside its messages, byte for byte; filled here where empty."""
+    known: dict[Any, list[Violation]] = {} if outside is None else outside
+    if field_violations not in known:
+        known[field_violations] = field_violations(body)
+    found = list(known[field_violations])
     if betas is not None:
         lifted = lifted_rules(betas)
-        found += [v for rule in BETA_RULES if rule.__name__ not in lifted for v in rule(body, history)]
+        found += [v for rule in BETA_RULES if rule.__name__ not in lifted for v in _judged(rule, body, history, known)]
     for rule in REQUEST_RULES:
-        found += rule(body, history)
+        found += _judged(rule, body, history, known)
     if signatures and history is not None:
         found += signed_by_the_requested_model(body, history.tally, signatures)
     return found
+
+
+def _judged(rule: RequestRule, body: Mapping[str, Any], history: HistoryPass | None, known: dict[Any, list[Violation]]) -> list[Violation]:
+    if rule not in OUTSIDE_MESSAGES:
+        return rule(body, history)
+    if rule not in known:
+        known[rule] = rule(body, history)
+    return known[rule]
 
 
 def error_body(violations: Sequence[Violation], *, request_id: str | None = None) -> dict:
@@ -180,6 +194,8 @@ REQUEST_RULES: tuple[RequestRule, ...] = (
 )
 BETA_RULES: tuple[RequestRule, ...] = (file_sources_need_the_files_beta, thinking_budget_below_max_tokens)
 """The rules a beta lifts (``betas.BETAS``, each beta's ``lifts``), run after the fields."""
+OUTSIDE_MESSAGES: frozenset[RequestRule] = frozenset({tool_names_match_pattern, tool_names_unique, thinking_budget_below_max_tokens})
+"""The rules that read nothing of ``messages``: their verdict holds while the rest of the body does."""
 
 
 def server_tool_names(body: Mapping[str, Any]) -> frozenset[str]:

@@ -20,21 +20,34 @@ are not UTF-8, or that is not what these shapes say, gets None: the caller compa
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable
 from json.scanner import make_scanner
 
 _SCAN = make_scanner(json.JSONDecoder())  # the C scanner: (value, end) of the JSON value at an index
-_SPACE = " \t\n\r"
+_SPACE = re.compile(r"[ \t\n\r]*")
 
 
-@dataclass(frozen=True, slots=True)
 class MessageOffsets:
-    """``data``, a request body, with ``ends[i]`` the offset just after message ``i`` of its
-    ``messages`` array and ``tail`` the offset just after the array."""
+    """``data``, a request body whose ``messages`` array holds ``count`` messages, with
+    ``ends[n]`` the offset just after its first ``n`` messages (for some n from 1: all after
+    ``offsets``, the last few after ``continued`` and ``keeping``) and ``tail`` the offset
+    just after the array."""
 
-    data: bytes
-    ends: list[int]
-    tail: int
+    __slots__ = ("data", "count", "ends", "tail")
+
+    def __init__(self, data: bytes, count: int, ends: dict[int, int], tail: int) -> None:
+        self.data, self.count, self.ends, self.tail = data, count, ends, tail
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MessageOffsets) and (self.data, self.count, self.ends, self.tail) == (
+            other.data, other.count, other.ends, other.tail)
+
+    __hash__ = None  # type: ignore[assignment] -- compared by value, never a key
+
+    def keeping(self, counts: Iterable[int]) -> MessageOffsets:
+        """The same offsets with only the ends after these numbers of messages."""
+        return MessageOffsets(self.data, self.count, {n: self.ends[n] for n in counts if n in self.ends}, self.tail)
 
 
 def offsets(data: bytes) -> MessageOffsets | None:
@@ -48,9 +61,10 @@ def offsets(data: bytes) -> MessageOffsets | None:
 
 def continued(data: bytes, earlier: MessageOffsets, shared: int) -> MessageOffsets | None:
     """The offsets of ``data``'s messages if it continues ``earlier``'s body after its first
-    ``shared`` messages (``shared`` ≥ 1; see the module), reading only the bytes between."""
+    ``shared`` messages (``shared`` in ``earlier.ends``; see the module), reading only the
+    bytes between; its ``ends`` are ``earlier``'s up to ``shared`` and the new messages'."""
     old = memoryview(earlier.data)
-    start, rest = earlier.ends[shared - 1], len(earlier.data) - earlier.tail
+    start, rest = earlier.ends[shared], len(earlier.data) - earlier.tail
     stop = len(data) - rest
     if stop < start or not data.endswith(old[earlier.tail:]) or not data.startswith(old[:start]):
         return None
@@ -61,7 +75,8 @@ def continued(data: bytes, earlier: MessageOffsets, shared: int) -> MessageOffse
         return None
     if end != len(text):
         return None
-    return MessageOffsets(data, earlier.ends[:shared] + ends, stop)
+    kept = {n: at for n, at in earlier.ends.items() if n <= shared}
+    return MessageOffsets(data, shared + len(ends), kept | dict(enumerate(ends, start=shared + 1)), stop)
 
 
 def _object(data: bytes, text: str) -> MessageOffsets | None:
@@ -82,7 +97,7 @@ def _object(data: bytes, text: str) -> MessageOffsets | None:
                 return None
             byte_at = _ByteIndex(text, 0)
             ends, at = _elements(text, at + 1, byte_at, first=True)
-            found = MessageOffsets(data, ends, byte_at(at))
+            found = MessageOffsets(data, len(ends), dict(enumerate(ends, start=1)), byte_at(at))
         else:
             at = _SCAN(text, at)[1]
         at = _skip(text, at)
@@ -129,6 +144,4 @@ class _ByteIndex:
 
 def _skip(text: str, at: int) -> int:
     """The index of the first character from ``at`` that is not JSON whitespace."""
-    while at < len(text) and text[at] in _SPACE:
-        at += 1
-    return at
+    return _SPACE.match(text, at).end()  # type: ignore[union-attr] -- it matches the empty string too
