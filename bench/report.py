@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+OWNER_NAMES = {"sdk": "the SDK (and its HTTP stack)", "hypothesis": "hypothesis", "agent": "the agent",
+               "harness": "the harness's own", "python": "Python (no owner)"}
+
 
 def report(results: dict[str, Any]) -> None:
     """Print every row of ``results`` and each target's verdict."""
@@ -76,6 +79,7 @@ def _scenarios(results: dict[str, Any]) -> None:
     print(f"state machine ({s['machine']}, {s['examples']} sessions of up to {s['steps_per_example']} steps, "
           f"{s['rounds']} rounds): {s['examples_per_s_cpu']:.1f} sessions/s CPU; hypothesis generating the same steps "
           f"alone {s['generation_only_examples_per_s']:.1f}/s: {s['over_generation_floor']:.2f}× its floor")
+    print("  profiled, its time is " + ", ".join(f"{share:.0%} {OWNER_NAMES[owner]}" for owner, share in s["shares"].items()))
 
 
 def _long_session_and_start(results: dict[str, Any]) -> None:

@@ -32,7 +32,9 @@ def failed(request: Exchange) -> bool:
         return True
     if any(fault.breaks_message for fault in reply.faults):
         return True
-    return stream_breaks(plan.events)
+    if request.stream_broken is None or request.stream_broken[0] is not plan:  # every check asks: read the stream once
+        request.stream_broken = plan, stream_breaks(plan.events)
+    return request.stream_broken[1]
 
 
 def fatal(request: Exchange) -> bool:
