@@ -32,7 +32,7 @@ TARGET_SHARE_OF_IMPORT = 0.2
 
 def measure(tmp: Path, rounds: int) -> dict[str, Any]:
     """Wall seconds (median of ``rounds``) of each command and of importing the SDK, and
-    whether each command met its target."""
+    the slowest command over its allowance (the larger of the two targets: 1.0 meets both)."""
     history = tmp / "history.json"
     history.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))
     runs = {name: [sys.executable, "-m", "harness", *(a.format(history=history) for a in argv)] for name, argv in COMMANDS.items()}
@@ -49,9 +49,11 @@ def measure(tmp: Path, rounds: int) -> dict[str, Any]:
                 samples[name].append(time.perf_counter() - started)
     sdk = statistics.median(samples.pop("import anthropic"))
     seconds = {name: round(statistics.median(s), 3) for name, s in samples.items()}
+    allowance = max(TARGET_S, TARGET_SHARE_OF_IMPORT * sdk)
     return {
         "import_anthropic_s": round(sdk, 3),
         "s": seconds,
         "over_import": {name: round(s / sdk, 3) for name, s in seconds.items()},
-        "met": {name: s <= TARGET_S or s <= TARGET_SHARE_OF_IMPORT * sdk for name, s in seconds.items()},
+        "allowance_s": round(allowance, 3),
+        "slowest_over_allowance": round(max(seconds.values()) / allowance, 3),
     }

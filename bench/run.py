@@ -74,7 +74,7 @@ TARGETS = {
     "session_400_over_floor": 1.2,  # CassetteTransport (body matching) over the same 400 requests through MockTransport
     "oracle_per_message_growth": 1.5,  # cost per message at 1,000 over cost at 10
     "long_session_over_last": 5.0,  # 500 growing requests checked one after another, over the last one checked once
-    "cli_start_s": 0.3,  # the slowest command that needs no SDK, wall (or a fifth of importing the SDK)
+    "cli_start_over_allowance": 1.0,  # the slowest command that needs no SDK over max(0.3 s, a fifth of importing the SDK)
     "ten_retries_wall_ms": 50.0,
     "library_wall_s": 3.0,
     "property_examples_per_s": 100.0,
@@ -286,7 +286,7 @@ def verdicts(results: dict[str, Any]) -> dict[str, Any]:
         "session_400_over_floor": longest["ratios_to_session_floor"]["harness_body"]["cpu_median"],
         "oracle_per_message_growth": results["oracle"]["growth_1000_over_10"],
         "long_session_over_last": results["long_session"]["incremental_over_last"],
-        "cli_start_s": max(results["cli_start"]["s"].values()),
+        "cli_start_over_allowance": results["cli_start"]["slowest_over_allowance"],
         "ten_retries_wall_ms": results["ten_retries"]["ms"]["wall_median"],
         "library_wall_s": results["library"]["two_workers"]["s"]["wall_min"],
         "property_examples_per_s": results["property"]["examples_per_s_wall"],
@@ -308,8 +308,7 @@ def verdicts(results: dict[str, Any]) -> dict[str, Any]:
             "met": (value >= TARGETS[name] if name in at_least else value <= TARGETS[name])
             and (name != "pytest_two_workers_speedup" or results["pytest"]["identical_results"])
             and (name != "library_wall_s" or results["library"]["two_workers"]["identical_results"])
-            and (name != "long_session_over_last" or results["long_session"]["identical_verdicts"])
-            or (name == "cli_start_s" and all(results["cli_start"]["met"].values())),
+            and (name != "long_session_over_last" or results["long_session"]["identical_verdicts"]),
             **({"bound": results["pytest"]["speedup_bound"]} if name == "pytest_two_workers_speedup" else {}),
         }
         for name, value in measured.items()
