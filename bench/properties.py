@@ -11,7 +11,7 @@ from typing import Any
 
 from harness.scenario.format.model import Scenario
 
-from . import workload
+from . import shares, workload
 from .library import n_of
 
 STEPS = 6  # stateful_step_count of the ci profile (harness/library/properties/profiles.py)
@@ -102,7 +102,8 @@ def state_machine_speed(scale: float) -> dict[str, Any]:
     harness/library/properties/test_session_machine.py's ``AgentSession``, and of its floor: the same
     machine with the same rules drawing the same arguments, whose steps do nothing (no
     agent, no harness). Both run the same derandomized examples, in rounds side by side;
-    the ratio is the median of the rounds'."""
+    the ratio is the median of the rounds'. ``shares``: who the time of one more run,
+    profiled, belongs to (``bench.shares``: the SDK, hypothesis, the agent, the harness)."""
     from hypothesis import HealthCheck, Phase, settings
     from hypothesis.stateful import run_state_machine_as_test
 
@@ -127,6 +128,7 @@ def state_machine_speed(scale: float) -> dict[str, Any]:
     same = settings(max_examples=count, stateful_step_count=STEPS, deadline=None, database=None, derandomize=True,
                     suppress_health_check=list(HealthCheck), phases=[Phase.generate])
     floors, machines = [], []
+    owners = shares.profiled(lambda: run_state_machine_as_test(AgentSession, settings=same))
     for round_ in range(n_of(3, scale)):  # interleaved, the order alternating: a drift of the machine's speed cancels
         for machine, times in ((GenerationOnly, floors), (AgentSession, machines))[:: 1 if round_ % 2 else -1]:
             started = time.process_time()
@@ -140,4 +142,5 @@ def state_machine_speed(scale: float) -> dict[str, Any]:
         "examples_per_s_cpu": round(count / statistics.median(machines), 1),
         "generation_only_examples_per_s": round(count / statistics.median(floors), 1),
         "over_generation_floor": round(statistics.median(m / f for m, f in zip(machines, floors)), 2),
+        "shares": {owner: round(seconds / sum(owners.values()), 3) for owner, seconds in owners.items()},
     }

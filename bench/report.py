@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+OWNER_NAMES = {"sdk": "the SDK (and its HTTP stack)", "hypothesis": "hypothesis", "agent": "the agent",
+               "harness": "the harness's own", "python": "Python (no owner)"}
+
 
 def report(results: dict[str, Any]) -> None:
     """Print every row of ``results`` and each target's verdict."""
@@ -44,6 +47,7 @@ def _scenarios(results: dict[str, Any]) -> None:
     print("\noracle (check_history): " + ", ".join(
         f"{n} messages {o[n]['us_per_call']:.0f} µs = {o[n]['us_per_message']:.2f} µs/message" for n in ("10", "100", "1000")
     ) + f"; growth per message 1,000 vs 10: {o['growth_1000_over_10']:.2f}×")
+    _long_session_and_start(results)
     t = results["ten_retries"]
     print(f"\nten retries at the cap: {t['requests']} requests, {t['virtual_seconds']:.0f} s virtual, "
           f"{t['ms']['wall_median']:.1f} ms wall (min {t['ms']['wall_min']:.1f}), {t['ms']['cpu_median']:.1f} ms CPU, "
@@ -75,6 +79,22 @@ def _scenarios(results: dict[str, Any]) -> None:
     print(f"state machine ({s['machine']}, {s['examples']} sessions of up to {s['steps_per_example']} steps, "
           f"{s['rounds']} rounds): {s['examples_per_s_cpu']:.1f} sessions/s CPU; hypothesis generating the same steps "
           f"alone {s['generation_only_examples_per_s']:.1f}/s: {s['over_generation_floor']:.2f}× its floor")
+    print("  profiled, its time is " + ", ".join(f"{share:.0%} {OWNER_NAMES[owner]}" for owner, share in s["shares"].items()))
+
+
+def _long_session_and_start(results: dict[str, Any]) -> None:
+    """The long session checked request after request, and the commands' start."""
+    s = results["long_session"]
+    print(f"long session ({s['requests']} requests growing to {s['messages']} messages, each parsed from its bytes): "
+          f"checked one after another {s['ms']['incremental']:.1f} ms in all, {s['incremental_over_last']:.2f}× its last request "
+          f"checked once ({s['ms']['last_once']:.2f} ms; the floor, every message read once: {s['floor_over_last']:.1f}×); "
+          f"of it the shared bytes compared {s['compare_over_last']:.2f}×; each request checked whole "
+          f"{s['ms']['whole']:.0f} ms, {s['whole_over_last']:.0f}×; "
+          + ("the same verdicts" if s["identical_verdicts"] else "DIFFERENT VERDICTS"))
+    c = results["cli_start"]
+    print(f"commands that need no SDK, wall (importing anthropic {c['import_anthropic_s']:.2f} s; each may take "
+          f"{c['allowance_s']:.2f} s): " + ", ".join(
+              f"{name} {seconds:.2f} s ({c['over_import'][name]:.2f}× the import)" for name, seconds in c["s"].items()))
 
 
 def _scale(results: dict[str, Any]) -> None:

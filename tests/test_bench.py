@@ -22,6 +22,7 @@ def test_the_bench_runs_every_part_and_reports_every_target(tmp_path, capsys):
     the_property_is_timed_with_its_two_floors(results)
     the_report_gives_every_target_a_verdict(results, capsys)
     the_scale_rows_measure_what_they_say(results)
+    the_long_session_and_the_start_are_measured(results)
     big = results["big_cassette"]
     assert big["file_mb"] > 0.5 and all(mb > 0 for mb in big["peak_mb"].values()) and big["memory_over_file"] > 0
     serve = results["serve"]
@@ -46,6 +47,15 @@ def the_scenarios_it_times_pass(results: dict) -> None:
     assert results["one_scenario"]["passed"]
     assert results["library"]["not_passed"] == [] and results["library"]["files"] >= 60
     assert results["library"]["two_workers"]["identical_results"] and results["library"]["two_workers"]["s"]["wall_min"] > 0
+
+
+def the_long_session_and_the_start_are_measured(results: dict) -> None:
+    session = results["long_session"]
+    assert session["identical_verdicts"] and session["requests"] >= 10
+    assert session["ms"]["incremental"] > 0 and session["ms"]["last_once"] > 0 and session["incremental_over_last"] > 0
+    start = results["cli_start"]
+    assert set(start["s"]) == {"--help", "lint", "show", "events", "scan", "check-history"}
+    assert start["import_anthropic_s"] > 0 and all(seconds > 0 for seconds in start["s"].values())
 
 
 def the_scale_rows_measure_what_they_say(results: dict) -> None:

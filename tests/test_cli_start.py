@@ -1,5 +1,5 @@
-"""The commands that need no SDK start without importing it: ``--help``, ``lint``,
-``events``, ``schema``, ``scan`` and ``check-history`` run in a process where importing
+"""The commands that need no SDK start without importing it: ``--help``, ``lint`` (and
+``lint --show-commands``), ``events``, ``schema``, ``scan`` and ``check-history`` run in a process where importing
 ``anthropic`` (or vcrpy, or hypothesis) fails, and do their job."""
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ def test_importing_the_cli_imports_no_sdk() -> None:
     [
         (["--help"], "Fault scenarios for Anthropic-API agents."),
         (["lint", "scenarios/http"], "problem(s)"),
+        (["lint", "--show-commands", "scenarios/tools"], "scenarios/tools/"),
         (["events", "scenarios/http/overloaded_then_success.yaml"], "the stream is complete"),
         (["schema"], '"title": "Fault scenario"'),
         (["scan", "cassettes"], "file(s) scanned"),

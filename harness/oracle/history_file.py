@@ -5,7 +5,9 @@ The file holds a JSON list of messages, a JSON request body (an object with
 or its JSON text), or JSON Lines of any of these; a line of ``harness serve --log`` is a
 recorded request too (its ``request``; lines of other endpoints are skipped). Each
 violation becomes one line of text, ``messages.1: ...``, prefixed with ``line N: `` for
-JSON Lines.
+JSON Lines. The requests of a session, one a line, are checked in linear time: a line
+that goes on with a conversation an earlier line sent is read from where that one ended
+(``conversations``), with the verdict of checking it whole.
 
 The rules a beta lifts are judged when the request's betas are known: a recorded
 request's ``anthropic-beta`` header (none when its headers hold none), else ``betas``
@@ -24,8 +26,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.oracle import Violation, check_history, check_request
+from harness.oracle import Violation, check_history
 from harness.oracle.betas import request_betas
+from harness.oracle.conversations import ConversationChecker
 from harness.wire.errors import HarnessError
 from harness.wire.files import read_regular
 
@@ -47,8 +50,9 @@ def check_history_file(path: Path, betas: Sequence[str] | None = None) -> list[s
         raise HistoryFileError(f"{path}:1:1: cannot read the file ({error}); expected {EXPECTED}") from None
     if not text.strip():
         raise HistoryFileError(f"{path}:1:1: the file is empty; expected {EXPECTED}")
+    checker = ConversationChecker()
     try:
-        return [str(v) for v in _check(path, 1, _loads(path, 1, text), betas)]
+        return [str(v) for v in _check(checker, path, 1, text, _loads(path, 1, text), betas)]
     except json.JSONDecodeError as error:
         if not (error.msg == "Extra data" and _is_json(text.splitlines()[0])):
             raise _invalid_json(path, error.lineno, error.colno, error.msg) from None
@@ -60,7 +64,7 @@ def check_history_file(path: Path, betas: Sequence[str] | None = None) -> list[s
             document = _loads(path, number, line)
         except json.JSONDecodeError as error:
             raise _invalid_json(path, number, error.colno, error.msg) from None
-        lines += [f"line {number}: {v}" for v in _check(path, number, document, betas)]
+        lines += [f"line {number}: {v}" for v in _check(checker, path, number, line, document, betas)]
     return lines
 
 
@@ -77,25 +81,31 @@ def _loads(path: Path, line: int, text: str) -> Any:
         raise HistoryFileError(f"{path}:{line}:1: not usable JSON ({reason}); expected {EXPECTED}") from None
 
 
-def _check(path: Path, line: int, document: Any, betas: Sequence[str] | None) -> list[Violation]:
-    """Check one JSON value: a message list, a request body or a recorded request."""
+def _check(
+    checker: ConversationChecker, path: Path, line: int, text: str, document: Any, betas: Sequence[str] | None,
+) -> list[Violation]:
+    """Check one JSON value (``text``, parsed as ``document``): a message list, a request
+    body or a recorded request."""
     if isinstance(document, list):
         return check_history(document)
     if isinstance(document, dict) and "messages" in document:
-        return check_request(document, betas=betas)
+        return checker.check_request(document, content=text.encode("utf-8", "surrogatepass"), betas=betas)
     if isinstance(document, dict) and isinstance(document.get("request"), Mapping) and "path" in document:
         if not str(document["path"]).startswith("/v1/messages"):  # a line of serve's log, another endpoint
             return []
         document = document["request"]
     if isinstance(document, Mapping) and "body" in document:
-        return _check_recorded(path, line, document, betas)
+        return _check_recorded(checker, path, line, document, betas)
     found = 'an object without "messages"' if isinstance(document, dict) else _JSON_KINDS[type(document)]
     raise HistoryFileError(f"{path}:{line}:1: found {found}; expected {EXPECTED}")
 
 
-def _check_recorded(path: Path, line: int, request: Mapping[str, Any], betas: Sequence[str] | None) -> list[Violation]:
+def _check_recorded(
+    checker: ConversationChecker, path: Path, line: int, request: Mapping[str, Any], betas: Sequence[str] | None,
+) -> list[Violation]:
     """A recorded request: its body checked with the betas its headers name."""
     headers, body = request.get("headers"), request.get("body")
+    content = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else None  # a lone surrogate: not UTF-8, compared as values
     if isinstance(body, str):
         try:
             body = json.loads(body)
@@ -105,7 +115,7 @@ def _check_recorded(path: Path, line: int, request: Mapping[str, Any], betas: Se
         raise HistoryFileError(f"{path}:{line}:1: the recorded request's body has no \"messages\"; expected {EXPECTED}")
     if isinstance(headers, Mapping):
         betas = request_betas({str(k): ",".join(map(str, v)) if isinstance(v, list) else str(v) for k, v in headers.items()}) or []
-    return check_request(body, betas=betas)
+    return checker.check_request(body, content=content, betas=betas)
 
 
 def _is_json(text: str) -> bool:

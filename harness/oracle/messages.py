@@ -22,8 +22,6 @@ the set afresh (``message_rules.tool_use_ids_unique``).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from itertools import groupby
-from operator import attrgetter
 from typing import Any
 
 from harness.oracle import wording
@@ -35,6 +33,7 @@ from harness.oracle.message_rules import (
     Message,
     non_empty_content,
 )
+from harness.oracle.tallies import Tally
 from harness.oracle.turn_rules import TURN_RULES, Turn
 from harness.oracle.wording import Violation
 
@@ -46,22 +45,75 @@ def check_history(messages: Sequence[Mapping[str, Any]], *, server_tools: Collec
     ``server_tools``: the names of the server tools the request declares (``check_request``
     reads them from ``tools``): a client ``tool_use`` that calls one is not answered by a
     ``tool_result`` (``turn_rules.answerable``)."""
-    if not messages:
-        return [Violation("messages", wording.NO_MESSAGES)]
-    found: list[tuple[int, Violation]] = []
-    readable: list[Message] = []
-    tool_use_ids: set[str] = set()
-    last = len(messages) - 1
-    for index, raw in enumerate(messages):
+    history = HistoryPass(server_tools)
+    history.read(messages, len(messages))
+    return history.violations()
+
+
+class HistoryPass:
+    """The one pass over a ``messages`` list, resumable: ``read`` the messages in order up to
+    an index, ``violations()`` once they are all read. ``copy()`` keeps the state reached
+    after ``messages[:length]``, which is all that reading them leaves for the messages after
+    them: the tool_use ids of the open assistant turn, the turn still open (the rules between
+    turns run when it closes), the violations found so far and the request-wide notes
+    (``tally``). A longer list that begins with the same messages, none of them its last,
+    goes on from the copy and ends as a pass over the whole of it would."""
+
+    __slots__ = ("server_tools", "length", "found", "between", "tool_use_ids", "turn", "asked", "unanswerable", "tally")
+
+    def __init__(self, server_tools: Collection[str] = ()) -> None:
+        self.server_tools = frozenset(server_tools)
+        self.length = 0  # the messages read: messages[:length]
+        self.found: list[tuple[int, Violation]] = []  # each message's own violations
+        self.between: list[tuple[int, Violation]] = []  # the rules between turns, turn by turn
+        self.tool_use_ids: set[str] = set()  # the valid ids of the open assistant turn so far
+        self.turn: Turn | None = None  # the turn still open: the next message of its role joins it
+        self.asked: list[str] = []  # for the next user turn: the ids the assistant turn before it asked
+        self.unanswerable: set[str] = set()  # … and those of them that call a server tool
+        self.tally = Tally()
+
+    def read(self, messages: Sequence[Any], stop: int) -> None:
+        """Read ``messages[length:stop]``; the last of ``messages`` is the final one."""
+        last = len(messages) - 1
+        for index in range(self.length, stop):
+            self._read_one(index, messages[index], index == last)
+        self.length = max(self.length, stop)
+
+    def violations(self) -> list[Violation]:
+        """Every violation, as the API reports them (the open turn judged as closed, the pass
+        left as it is): its schema validation first, then the rules about the conversation,
+        message by message."""
+        if not self.length:
+            return [Violation("messages", wording.NO_MESSAGES)]
+        found = self.found + self.between
+        if self.turn is not None:
+            found += [found_between for rule in TURN_RULES[self.turn.role] for found_between in rule(self.turn)]
+        found.sort(key=lambda item: (not is_validation(item[1]), item[0]))
+        return [violation for _, violation in found]
+
+    def copy(self) -> HistoryPass:
+        """The state reached so far, to go on from, leaving this pass as it is."""
+        other = HistoryPass.__new__(HistoryPass)
+        other.server_tools, other.length, other.asked, other.unanswerable = (
+            self.server_tools, self.length, self.asked, self.unanswerable)
+        other.found, other.between, other.tool_use_ids = list(self.found), list(self.between), set(self.tool_use_ids)
+        other.turn = None if self.turn is None else Turn(self.turn.role, list(self.turn.messages), self.turn.asked,
+                                                         self.turn.unanswerable)
+        other.tally = self.tally.copy()
+        return other
+
+    def _read_one(self, index: int, raw: Any, last: bool) -> None:
+        self.tally.note(index, raw)
         if isinstance(raw, _MAPPING) and raw.get("role") == "user":
-            tool_use_ids = set()  # a user turn ends the assistant turn whose ids must be unique
-        message = _read(index, raw, index == last, tool_use_ids)
+            self.tool_use_ids = set()  # a user turn ends the assistant turn whose ids must be unique
+        message = _read(index, raw, last, self.tool_use_ids)
+        found = self.found
         if isinstance(message, Violation):
             found.append((index, message))
-            continue
+            return
         if message.role == "system":
             found += [(index, v) for rule in SYSTEM_RULES for v in rule(message)]
-            continue
+            return
         for k, block in enumerate(message.blocks):
             at = f"messages.{index}.content.{k}"
             if not isinstance(block, _MAPPING):
@@ -76,10 +128,36 @@ def check_history(messages: Sequence[Mapping[str, Any]], *, server_tools: Collec
         for rule in CONTENT_RULES if message.blocks and message.content != "" else (non_empty_content,):
             for violation in rule(message):
                 found.append((index, violation))
-        readable.append(message)
-    found += _between_turns(readable, server_tools)
-    found.sort(key=lambda item: (not is_validation(item[1]), item[0]))
-    return [violation for _, violation in found]
+        self._join_turn(message)
+
+    def _join_turn(self, message: Message) -> None:
+        """Consecutive messages of one role are one turn (``role: system`` ones are skipped);
+        a message of the other role closes it and opens the next."""
+        if self.turn is not None and self.turn.role == message.role:
+            self.turn.messages.append(message)
+            return
+        self._close_turn()
+        user = message.role == "user"
+        self.turn = Turn(message.role, [message], self.asked if user else [], self.unanswerable if user else set())
+
+    def _close_turn(self) -> None:
+        """The rules between turns on the open turn, each user turn read against the
+        assistant turn before it."""
+        turn = self.turn
+        if turn is None:
+            return
+        for rule in TURN_RULES[turn.role]:
+            self.between += rule(turn)
+        assistant = turn.role == "assistant"
+        self.asked = turn.tool_use_ids() if assistant else []
+        self.unanswerable = turn.server_tool_calls(self.server_tools) if assistant else set()
+        self.turn = None
+
+
+def final_matters(raw: Any) -> bool:
+    """Whether reading ``raw`` as the final message of the list differs from reading it as
+    any other: only an assistant message is ever the final one (``Message.final``)."""
+    return isinstance(raw, _MAPPING) and raw.get("role") == "assistant"
 
 
 def is_validation(violation: Violation) -> bool:
@@ -114,18 +192,3 @@ def _read(index: int, raw: Any, last: bool, tool_use_ids: set[str]) -> Message |
         return Violation(f"messages.{index}.content", wording.FIELD_REQUIRED if content is None else wording.NOT_A_LIST)
     types = [b.get("type") if isinstance(b, _MAPPING) else None for b in blocks]
     return Message(index, role, content, blocks, types, last and role == "assistant", tool_use_ids)
-
-
-def _between_turns(messages: list[Message], server_tools: Collection[str]) -> list[tuple[int, Violation]]:
-    """The rules between turns (consecutive messages of one role), each user turn read
-    against the assistant turn before it."""
-    found: list[tuple[int, Violation]] = []
-    asked: list[str] = []
-    unanswerable: set[str] = set()
-    for role, group in groupby(messages, key=attrgetter("role")):
-        turn = Turn(role, list(group), asked if role == "user" else [], unanswerable if role == "user" else set())
-        for rule in TURN_RULES[role]:
-            found += rule(turn)
-        asked = turn.tool_use_ids() if role == "assistant" else []
-        unanswerable = turn.server_tool_calls(server_tools) if role == "assistant" else set()
-    return found

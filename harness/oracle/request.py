@@ -1,7 +1,10 @@
-"""The rules on a whole request body, one small function each, run in the order of
-``REQUEST_RULES`` (the order the API reports them in): the fields' types and ranges
-(``fields``: the API validates those first), then the messages (``messages``), whether
-thinking may close the conversation, the tool definitions, and request-wide limits.
+"""The rules on a whole request body, one small function each, run in the order the API
+reports them in: the fields' types and ranges first (``fields``: the API validates those
+first), then ``REQUEST_RULES``: the messages (``messages``), whether thinking may close
+the conversation, the tool definitions, and request-wide limits. A rule is
+``rule(body, history)``: ``history`` is the one pass over ``messages`` (None when they are
+not a list), read to the end; what a rule needs of every message the pass noted
+(``tallies``), so no rule walks the list again.
 
 ``BETA_RULES`` hold where no beta of the request lifts them (the table in ``betas`` says
 which beta lifts which rule): they run after the fields, and only when the caller knows
@@ -20,7 +23,7 @@ from typing import Any
 from harness.oracle import wording
 from harness.oracle.betas import lifted_rules
 from harness.oracle.fields import field_violations, integer_problem
-from harness.oracle.messages import check_history, content_blocks
+from harness.oracle.messages import HistoryPass, content_blocks
 from harness.oracle.signatures import signed_by_the_requested_model
 from harness.oracle.wording import Violation
 
@@ -34,7 +37,7 @@ SERVER_TOOL_TYPES = ("web_search_", "web_fetch_", "code_execution_", "advisor_",
 Server" rows); ``bash_``, ``text_editor_``, ``computer_`` and ``memory_`` tools are the
 client's."""
 FILE_SOURCE_TAGS = {"document": "'base64', 'content', 'text', 'url'", "image": "'base64', 'url'"}
-RequestRule = Callable[[Mapping[str, Any]], list[Violation]]
+RequestRule = Callable[[Mapping[str, Any], HistoryPass | None], list[Violation]]
 
 
 def check_request(
@@ -44,15 +47,45 @@ def check_request(
     out, each with the model that wrote it (what a fake API remembers of its answers);
     without them, signatures are not checked. ``betas``: the request's ``anthropic-beta``
     values (``[]``: none); without them, the rules a beta lifts are not checked."""
-    found: list[Violation] = []
+    messages = body.get("messages")
+    history = None
+    if isinstance(messages, list):
+        history = HistoryPass(server_tool_names(body))
+        history.read(messages, len(messages))
+    return judge(body, history, signatures=signatures, betas=betas)
+
+
+def judge(
+    body: Mapping[str, Any], history: HistoryPass | None, *,
+    signatures: Mapping[str, str] | None = None, betas: Sequence[str] | None = None,
+    outside: dict[Any, list[Violation]] | None = None,
+) -> list[Violation]:
+    """``check_request`` once its ``messages`` (a list) are read by ``history`` to the end
+    (None when they are not a list): every rule, in the order the API reports them. The
+    rules take the body and the pass, whose notes (``tallies``) spare them reading the
+    messages again. ``outside``: the verdicts of the rules that read nothing of the
+    messages (``OUTSIDE_MESSAGES``, and the fields), kept from an earlier request whose
+    body was this one's outside its messages, byte for byte; filled here where empty."""
+    known: dict[Any, list[Violation]] = {} if outside is None else outside
+    if field_violations not in known:
+        known[field_violations] = field_violations(body)
+    found = list(known[field_violations])
+    if betas is not None:
+        lifted = lifted_rules(betas)
+        found += [v for rule in BETA_RULES if rule.__name__ not in lifted for v in _judged(rule, body, history, known)]
     for rule in REQUEST_RULES:
-        found += rule(body)
-        if rule is field_violations and betas is not None:
-            lifted = lifted_rules(betas)
-            found += [v for beta_rule in BETA_RULES if beta_rule.__name__ not in lifted for v in beta_rule(body)]
-    if signatures:
-        found += signed_by_the_requested_model(body, signatures)
+        found += _judged(rule, body, history, known)
+    if signatures and history is not None:
+        found += signed_by_the_requested_model(body, history.tally, signatures)
     return found
+
+
+def _judged(rule: RequestRule, body: Mapping[str, Any], history: HistoryPass | None, known: dict[Any, list[Violation]]) -> list[Violation]:
+    if rule not in OUTSIDE_MESSAGES:
+        return rule(body, history)
+    if rule not in known:
+        known[rule] = rule(body, history)
+    return known[rule]
 
 
 def error_body(violations: Sequence[Violation], *, request_id: str | None = None) -> dict:
@@ -68,16 +101,16 @@ def error_body(violations: Sequence[Violation], *, request_id: str | None = None
     return body
 
 
-def messages_rules(body: Mapping[str, Any]) -> list[Violation]:
+def messages_rules(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
     """``messages: Field required`` / ``messages: Input should be a valid list``; then
-    every rule on the list (``check_history``)."""
+    every rule on the list (``messages.check_history``: what ``history`` found)."""
+    if history is not None:
+        return history.violations()
     messages = body.get("messages")
-    if isinstance(messages, list):
-        return check_history(messages, server_tools=server_tool_names(body))
     return [Violation("messages", wording.FIELD_REQUIRED if messages is None else wording.NOT_A_LIST)]
 
 
-def thinking_enabled_for_final_thinking(body: Mapping[str, Any]) -> list[Violation]:
+def thinking_enabled_for_final_thinking(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
     """``messages.N.content.K: When thinking is disabled, an `assistant` message in the
     final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in
     your request.``"""
@@ -95,7 +128,7 @@ def thinking_enabled_for_final_thinking(body: Mapping[str, Any]) -> list[Violati
     return []
 
 
-def tool_names_match_pattern(body: Mapping[str, Any]) -> list[Violation]:
+def tool_names_match_pattern(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
     """``tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`` /
     ``String should have at most 128 characters`` -- custom tools (``type`` absent or
     ``custom``); ``tools.N: Input should be a valid dictionary`` for a tool that is none."""
@@ -112,23 +145,23 @@ def tool_names_match_pattern(body: Mapping[str, Any]) -> list[Violation]:
     return found
 
 
-def tool_names_unique(body: Mapping[str, Any]) -> list[Violation]:
+def tool_names_unique(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
     """``tools: Tool names must be unique.`` -- over all tools, custom or not."""
     names = [t.get("name") for t in _tools(body) if isinstance(t, _MAPPING) and isinstance(t.get("name"), str)]
     return [Violation("tools", wording.TOOL_NAMES_UNIQUE)] if len(set(names)) < len(names) else []
 
 
-def cache_control_limit(body: Mapping[str, Any]) -> list[Violation]:
+def cache_control_limit(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
     """``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path) --
     blocks carrying ``cache_control`` in ``system``, ``tools`` and ``messages``
     (tool_result content too)."""
-    cached = _cache_control_count(body)
+    cached = _cache_control_count(body) + (history.tally.cache_controls if history is not None else 0)
     if cached > MAX_CACHE_CONTROL_BLOCKS:
         return [Violation("", wording.CACHE_CONTROL_LIMIT.format(limit=MAX_CACHE_CONTROL_BLOCKS, found=cached))]
     return []
 
 
-def thinking_budget_below_max_tokens(body: Mapping[str, Any]) -> list[Violation]:
+def thinking_budget_below_max_tokens(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
     """```max_tokens` must be greater than `thinking.budget_tokens`. Please consult our
     documentation at …`` (no path) -- with ``thinking: {type: enabled}``. Lifted by
     ``interleaved-thinking-2025-05-14``: "With interleaved thinking, the `budget_tokens`
@@ -143,26 +176,26 @@ def thinking_budget_below_max_tokens(body: Mapping[str, Any]) -> list[Violation]
     return [Violation("", wording.BUDGET_NOT_BELOW_MAX_TOKENS)]
 
 
-def file_sources_need_the_files_beta(body: Mapping[str, Any]) -> list[Violation]:
+def file_sources_need_the_files_beta(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
     """``messages.N.content.K.document.source: Input tag 'file' found using 'type' does not
     match any of the expected tags: 'base64', 'content', 'text', 'url'`` (``image``: 'base64',
     'url') -- a ``file`` source (an uploaded file's id), also inside a ``tool_result``.
     Lifted by ``files-api-2025-04-14``."""
-    found = []
-    for at, block in _content_blocks(body):
-        kind, source = block.get("type"), block.get("source")
-        if isinstance(kind, str) and kind in FILE_SOURCE_TAGS and isinstance(source, _MAPPING) and source.get("type") == "file":
-            text = wording.FILE_SOURCE_TAG.format(tags=FILE_SOURCE_TAGS[kind])
-            found.append(Violation(f"{at}.{kind}.source", text))
-    return found
+    sources = history.tally.file_sources if history is not None else ()
+    return [
+        Violation(f"{at}.{kind}.source", wording.FILE_SOURCE_TAG.format(tags=FILE_SOURCE_TAGS[kind]))
+        for at, kind in sources if kind in FILE_SOURCE_TAGS
+    ]
 
 
 REQUEST_RULES: tuple[RequestRule, ...] = (
-    field_violations, messages_rules, thinking_enabled_for_final_thinking, tool_names_match_pattern,
+    messages_rules, thinking_enabled_for_final_thinking, tool_names_match_pattern,
     tool_names_unique, cache_control_limit,
 )
 BETA_RULES: tuple[RequestRule, ...] = (file_sources_need_the_files_beta, thinking_budget_below_max_tokens)
 """The rules a beta lifts (``betas.BETAS``, each beta's ``lifts``), run after the fields."""
+OUTSIDE_MESSAGES: frozenset[RequestRule] = frozenset({tool_names_match_pattern, tool_names_unique, thinking_budget_below_max_tokens})
+"""The rules that read nothing of ``messages``: their verdict holds while the rest of the body does."""
 
 
 def server_tool_names(body: Mapping[str, Any]) -> frozenset[str]:
@@ -174,37 +207,15 @@ def server_tool_names(body: Mapping[str, Any]) -> frozenset[str]:
     )
 
 
-def _content_blocks(body: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
-    """Every content block of ``messages`` with its path, those inside a tool_result too."""
-    messages = body.get("messages")
-    found: list[tuple[str, Mapping[str, Any]]] = []
-    for i, message in enumerate(messages if isinstance(messages, list) else []):
-        content = message.get("content") if isinstance(message, _MAPPING) else None
-        for k, block in enumerate(content if isinstance(content, list) else []):
-            if not isinstance(block, _MAPPING):
-                continue
-            found.append((f"messages.{i}.content.{k}", block))
-            inner = block.get("content") if block.get("type") == "tool_result" else None
-            found += [(f"messages.{i}.content.{k}.tool_result.content.{j}", b)
-                      for j, b in enumerate(inner if isinstance(inner, list) else []) if isinstance(b, _MAPPING)]
-    return found
-
-
 def _tools(body: Mapping[str, Any]) -> list[Any]:
     tools = body.get("tools")
     return tools if isinstance(tools, list) else []
 
 
 def _cache_control_count(body: Mapping[str, Any]) -> int:
+    """Blocks with ``cache_control`` in ``system`` and ``tools`` (``messages``: the pass's tally)."""
     blocks: list[Any] = []
     for key in ("system", "tools"):
         if isinstance(body.get(key), list):
             blocks += body[key]
-    messages = body.get("messages")
-    for message in messages if isinstance(messages, list) else []:
-        if isinstance(message, _MAPPING) and isinstance(message.get("content"), list):
-            for block in message["content"]:
-                blocks.append(block)
-                if isinstance(block, _MAPPING) and isinstance(block.get("content"), list):
-                    blocks += block["content"]
     return sum(isinstance(b, _MAPPING) and b.get("cache_control") is not None for b in blocks)

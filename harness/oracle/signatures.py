@@ -19,19 +19,21 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from harness.oracle import wording
+from harness.oracle.tallies import Tally
 from harness.oracle.wording import Violation
 
 _MAPPING = (dict, Mapping)
 
 
-def signed_by_the_requested_model(body: Mapping[str, Any], signatures: Mapping[str, str]) -> list[Violation]:
+def signed_by_the_requested_model(body: Mapping[str, Any], tally: Tally, signatures: Mapping[str, str]) -> list[Violation]:
     """``messages.N.content.K: Invalid `signature` in `thinking` block`` -- a thinking block
-    whose signature ``signatures`` names another model than the request's ``model``."""
+    whose signature ``signatures`` names another model than the request's ``model``
+    (``tally.signed``: the thinking blocks of ``messages`` and their signatures)."""
     model = body.get("model")
     return [
         Violation(f"messages.{m}.content.{k}", wording.INVALID_SIGNATURE)
-        for m, k, signer in _signers(body.get("messages"), signatures)
-        if signer != model
+        for m, k, signature in tally.signed
+        if (signer := signatures.get(signature)) and signer != model
     ]
 
 
@@ -45,19 +47,4 @@ def signatures_in(events: Iterable[Any]) -> list[str]:
                 signature = delta.get("signature")
                 if isinstance(signature, str):
                     found.append(signature)
-    return found
-
-
-def _signers(messages: Any, signatures: Mapping[str, str]) -> list[tuple[int, int, str]]:
-    """(message index, block index, model) of each thinking block signed by a known model."""
-    found = []
-    for m, message in enumerate(messages if isinstance(messages, list) else ()):
-        content = message.get("content") if isinstance(message, _MAPPING) else None
-        for k, block in enumerate(content if isinstance(content, list) else ()):
-            if not isinstance(block, _MAPPING) or block.get("type") != "thinking":
-                continue
-            signature = block.get("signature", "")
-            signer = signatures.get(signature) if isinstance(signature, str) else None
-            if signer:
-                found.append((m, k, signer))
     return found

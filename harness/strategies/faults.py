@@ -19,6 +19,7 @@ from harness.oracle.retry import (
     requested_wait,
     status_is_retryable,
 )
+from harness.strategies.built import BOOLEANS, integers, once, sampled, texts
 from harness.strategies.replies import plain_events
 from harness.wire.api_errors import API_ERRORS, api_error
 from harness.wire.clock import EPOCH_ORIGIN
@@ -107,24 +108,24 @@ def _final_error_names() -> SearchStrategy[str]:
 def http_errors(draw: st.DrawFn, *, retryable: bool | None) -> Reply:
     error: str | int = draw(_error_names_or_statuses())
     headers: dict[str, str] = {}
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         headers |= draw(_retry_headers())
     if retryable is False:
-        if draw(st.booleans()):
+        if draw(BOOLEANS):
             headers["x-should-retry"] = "false"
         else:
             error = draw(_final_error_names())
             headers.pop("x-should-retry", None)
-            if draw(st.integers(0, 3)) == 0:
+            if draw(integers(0, 3)) == 0:
                 headers["retry-after"] = GIVE_UP_RETRY_AFTER  # a 4xx with retry-after is still final
-    elif draw(st.integers(0, 5)) == 0:
-        headers["x-should-retry"] = draw(st.sampled_from(["true", "false"]))
+    elif draw(integers(0, 5)) == 0:
+        headers["x-should-retry"] = draw(sampled(("true", "false")))
     reply = Reply(error=error, headers=headers)
     status = api_error(error).status
-    if status in GATEWAY_STATUSES and draw(st.integers(0, 2)) == 0:  # a proxy's page, not the API's
+    if status in GATEWAY_STATUSES and draw(integers(0, 2)) == 0:  # a proxy's page, not the API's
         reply = replace(reply, body=_gateway_page(status))
-    elif draw(st.integers(0, 6)) == 0:
-        reply = replace(reply, message_text=draw(st.text(max_size=30)))
+    elif draw(integers(0, 6)) == 0:
+        reply = replace(reply, message_text=draw(texts(30)))
     if retryable and not fault_effect(reply).retryable:
         reply = replace(reply, headers={**reply.headers, "x-should-retry": "true"})
     return reply
@@ -159,16 +160,16 @@ def faults(
     kinds = [k for k in kinds or failure_kinds() if retryable is not False or k in FINAL_KINDS]
     if not kinds:
         raise InvalidArgument("no fault kind left to draw from")
-    kind = draw(st.sampled_from(kinds))
+    kind = draw(sampled(tuple(kinds)))
     event(f"fault: {kind}")
     if kind == "http":
-        return draw(http_errors(retryable=retryable))
+        return draw(once(http_errors, retryable=retryable))
     if kind == "connection":
-        return Reply(connection=draw(st.sampled_from(CONNECTION_FAULTS)))
+        return Reply(connection=draw(sampled(tuple(CONNECTION_FAULTS))))
     if kind == "bad_tool_json":
         name = (message.get("tool_use") or [{"name": "Read"}])
         name = name[0]["name"] if isinstance(name, list) else name["name"]
-        broken = {"name": name, "json": list(draw(st.sampled_from(_RAISING_TOOL_JSON)))}
+        broken = {"name": name, "json": list(draw(sampled(tuple(_RAISING_TOOL_JSON))))}
         return Reply(message={k: v for k, v in message.items() if k not in ("tool_use", "stop_reason")} | {"tool_use": broken})
     reply = Reply(message=message)
     strategy = kind_for(kind).strategy(plain_events(reply), keep=_keeping(message, retryable))  # type: ignore[union-attr]

@@ -12,6 +12,7 @@ import jiter
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
+from harness.strategies.built import BOOLEANS, integers, once, sampled, texts
 from harness.strategies.tool_calls import ToolLike, tool_calls
 from harness.wire.faults.base import fault_kinds
 from harness.wire.planner import stream_events
@@ -39,30 +40,30 @@ def replies(
     pause_turn, max_tokens inside a tool call). With ``thinking`` (only for an agent whose
     requests turn thinking on: the real API answers no other with thinking), thinking
     sometimes comes first. Wire noise (pings, unknown events, a slow drip) is sprinkled on."""
-    continuing = draw(st.booleans()) if final is None else not final
+    continuing = draw(BOOLEANS) if final is None else not final
     message: dict[str, Any] = {}
-    stop = draw(st.sampled_from(CONTINUING_STOPS if continuing else FINAL_STOPS))
-    if thinking and stop != "pause_turn" and draw(st.integers(0, 4)) == 0:
-        message["thinking"] = draw(st.text(max_size=20))
+    stop = draw(sampled(tuple(CONTINUING_STOPS if continuing else FINAL_STOPS)))
+    if thinking and stop != "pause_turn" and draw(integers(0, 4)) == 0:
+        message["thinking"] = draw(texts(20))
     if continuing:
-        if draw(st.booleans()):
+        if draw(BOOLEANS):
             message["text"] = draw(model_texts())
         if stop != "pause_turn":
-            message["tool_use"] = draw(st.lists(tool_calls(tools=tools), min_size=1, max_size=max_tool_calls))
+            message["tool_use"] = draw(once(st.lists, elements=once(tool_calls, tools=tools), min_size=1, max_size=max_tool_calls))
         if stop != "tool_use":
             message["stop_reason"] = stop
     else:
-        if stop in ("end_turn", "stop_sequence") or draw(st.booleans()):
+        if stop in ("end_turn", "stop_sequence") or draw(BOOLEANS):
             message["text"] = draw(model_texts())
         if stop != "end_turn" or "text" not in message:
             message["stop_reason"] = stop
         if stop == "stop_sequence":
-            message["stop_sequence"] = draw(st.sampled_from(["\n\nHuman:", "END", "###"]))
-        if stop == "refusal" and draw(st.integers(0, 4)) == 0:  # a refusal in the middle of a tool call: never run
-            message["tool_use"] = draw(st.lists(tool_calls(tools=tools), min_size=1, max_size=1))
+            message["stop_sequence"] = draw(sampled(("\n\nHuman:", "END", "###")))
+        if stop == "refusal" and draw(integers(0, 4)) == 0:  # a refusal in the middle of a tool call: never run
+            message["tool_use"] = draw(once(st.lists, elements=once(tool_calls, tools=tools), min_size=1, max_size=1))
             message["stop_reason"] = stop
-    if "tool_use" in message and draw(st.integers(0, 5)) == 0:
-        message["tool_use"][0] = _as_raw_json(message["tool_use"][0], draw(st.integers(0, 200)))
+    if "tool_use" in message and draw(integers(0, 5)) == 0:
+        message["tool_use"][0] = _as_raw_json(message["tool_use"][0], draw(integers(0, 200)))
     reply = Reply(message=message)
     return _tolerated(draw, reply)
 
@@ -91,7 +92,7 @@ def _tolerated(draw: st.DrawFn, reply: Reply) -> Reply:
     slow drip)."""
     events = plain_events(reply)
     noise = [kind for kind in fault_kinds() if kind.role == "noise"]
-    pick = draw(st.integers(0, len(noise) + 4))
+    pick = draw(integers(0, len(noise) + 4))
     strategy = noise[pick - 1].strategy(events) if 1 <= pick <= len(noise) else None
     return replace(reply, faults=(draw(strategy),)) if strategy is not None else reply
 

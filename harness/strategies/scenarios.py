@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from harness.scenario.format.model import Scenario, Turn
+from harness.strategies.built import BOOLEANS, integers, once
 from harness.strategies.schedules import fault_schedules, interruption_points
 from harness.strategies.tool_calls import ToolLike, workspace_paths
 
@@ -54,19 +55,19 @@ def scenarios(
     interrupted (True), none is (False), or now and then (None). ``agent_events``: the
     agent yields events (``harness.agents.events``), so Ctrl+C may also come at its k-th
     event or as a tool is called; otherwise only while a reply streams (which any agent meets)."""
-    max_retries = draw(st.integers(0, 3))
+    max_retries = draw(integers(0, 3))
     settings: dict[str, Any] = {"max_retries": max_retries}
-    if draw(st.integers(0, 3)) == 0:
-        settings["fallbacks"] = draw(st.booleans())
+    if draw(integers(0, 3)) == 0:
+        settings["fallbacks"] = draw(BOOLEANS)
     turns: list[Turn] = []
     budget = 0.0
-    for _ in range(draw(st.integers(1, max_turns))):
-        schedule = draw(fault_schedules(tools=tools, max_retries=max_retries, max_replies=max_replies))
-        if interrupts or (interrupts is None and draw(st.integers(0, 2)) == 0):
+    for _ in range(draw(integers(1, max_turns))):
+        schedule = draw(once(fault_schedules, tools=tools, max_retries=max_retries, max_replies=max_replies))
+        if interrupts or (interrupts is None and draw(integers(0, 2)) == 0):
             kinds = (*(["event"] if agent_events else []), *(["stream"] if schedule.answers else []),
                      *(["tool"] if schedule.tools_run and agent_events else []))
             if kinds:
-                schedule = schedule.interrupted(draw(interruption_points(kinds=tuple(kinds))))
+                schedule = schedule.interrupted(draw(once(interruption_points, kinds=tuple(kinds))))
         budget = max(budget, schedule.budget)
         turns.append(schedule.turn(draw(user_lines())))
     if budget > RETRY_BUDGET:

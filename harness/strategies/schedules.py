@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from harness.scenario.format.model import Interrupt, Turn
+from harness.strategies.built import integers, once, sampled
 from harness.strategies.faults import (
     GIVE_UP_RETRY_AFTER,
     fault_effect,
@@ -137,20 +138,20 @@ def fault_schedules(
     ``max_retries`` times, so the turn must finish; with ``exceed=True`` (or at random)
     a non-retryable fault, one retry too many or a retry-after over the budget ends it
     early. The Schedule predicts the requests and the end."""
-    exceed = draw(st.integers(0, 3)) == 0 if exceed is None else exceed
-    rounds = draw(st.integers(1, max(1, min(max_answers, max_replies))))
-    answers = [draw(replies(tools=tools, final=False)) for _ in range(rounds - 1)]
-    answers.append(draw(replies(tools=tools, final=True)))
+    exceed = draw(integers(0, 3)) == 0 if exceed is None else exceed
+    rounds = draw(integers(1, max(1, min(max_answers, max_replies))))
+    answers = [draw(once(replies, tools=tools, final=False)) for _ in range(rounds - 1)]
+    answers.append(draw(once(replies, tools=tools, final=True)))
     slots: list[list[Reply]] = [[] for _ in answers]
     if exceed:
-        target = draw(st.integers(0, rounds - 1))
-        how = draw(st.sampled_from(["fatal", "too_many", "give_up"]))
+        target = draw(integers(0, rounds - 1))
+        how = draw(sampled(("fatal", "too_many", "give_up")))
         need = 1 if how != "too_many" else max_retries + 1
         retryable = [draw(faults(message=answers[target].message, retryable=True)) for _ in range(max(0, need - 1))]
         if how == "fatal":
             last = draw(faults(message=answers[target].message, retryable=False))
         elif how == "give_up":
-            last = replace(draw(http_errors(retryable=True)), headers={"retry-after": GIVE_UP_RETRY_AFTER})
+            last = replace(draw(once(http_errors, retryable=True)), headers={"retry-after": GIVE_UP_RETRY_AFTER})
             if not fault_effect(last).retryable:
                 last = replace(last, error="overloaded")
         else:

@@ -40,12 +40,14 @@ def relation(before: Any, after: Any) -> Relation:
     """What ``after`` is to ``before`` (two whole conversations: request bodies, threads expanded)."""
     if not (isinstance(before, dict) and isinstance(after, dict)):
         return "retry" if before == after else "rewrite"
-    old, new = _messages(before), _messages(after)
-    same_frame = all(_plain(before.get(k), k) == _plain(after.get(k), k) for k in CONVERSATION_FIELDS)
-    if same_frame and old == new:
+    old_sent, new_sent = _sent_messages(before), _sent_messages(after)
+    same_frame = all(before.get(k) == after.get(k) or _plain(before.get(k), k) == _plain(after.get(k), k)
+                     for k in CONVERSATION_FIELDS)
+    if same_frame and len(old_sent) == len(new_sent) and _read_alike(old_sent, new_sent):
         return "retry"
-    if len(new) > len(old) and new[: len(old)] == old:
+    if len(new_sent) > len(old_sent) and _read_alike(new_sent[: len(old_sent)], old_sent):
         return "follow-up"
+    old, new = _messages(before), _messages(after)
     if is_continue(before) and not is_continue(after) and old and new[len(new) - len(old) :] == old:
         return "retry"  # the continue's thread was unknown to the server; this is its turn sent whole
     if same_frame and before.get("model") != after.get("model") and _without_thinking(old) == _without_thinking(new):
@@ -103,8 +105,18 @@ def same_value(field: str, a: Any, b: Any) -> bool:
 
 
 def _messages(body: dict[str, Any]) -> list[Any]:
+    return [_plain(m) for m in _sent_messages(body)]
+
+
+def _sent_messages(body: dict[str, Any]) -> list[Any]:
     messages = body.get("messages")
-    return [_plain(m) for m in messages] if isinstance(messages, list) else []
+    return messages if isinstance(messages, list) else []
+
+
+def _read_alike(a: list[Any], b: list[Any]) -> bool:
+    """Whether two message lists say the same to the API: equal as sent (compared in C),
+    or equal as the API reads them (``_plain``)."""
+    return a == b or [_plain(m) for m in a] == [_plain(m) for m in b]
 
 
 def _without_thinking(messages: list[Any]) -> list[Any]:

@@ -43,6 +43,7 @@ class Exchange:
     limited: str | None = None
     scale: float = 1.0  # real seconds a planned second took: a socket server's time_scale (0: nothing waited)
     timed_out: bool = False  # the client's read timeout ended a wait of the answer's before it was whole
+    stream_broken: tuple[WirePlan, bool] | None = field(default=None, repr=False, compare=False)  # served.failed's, once a plan
 
     def ended(self, at: float) -> None:
         """Note when the answer was over (the first time only)."""

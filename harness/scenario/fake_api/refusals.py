@@ -11,7 +11,8 @@ own words (two policies; see ``policy``):
 
 from __future__ import annotations
 
-from harness.oracle import check_request, error_body, wording
+from harness.oracle import error_body, wording
+from harness.oracle.conversations import ConversationChecker
 from harness.oracle.signatures import signatures_in
 from harness.scenario.fake_api.policy import Pending, Policy, Refusal
 from harness.scenario.format.problem import Kind, Problem
@@ -35,14 +36,19 @@ class NotJson(Policy):
 
 class OracleCheck(Policy):
     """Every conversation checked against the API's rules; one that breaks any gets the
-    API's 400, worded by the oracle (``record.violations`` holds them all)."""
+    API's 400, worded by the oracle (``record.violations`` holds them all). A request that
+    goes on with a conversation an earlier one sent is read from where that one ended
+    (``ConversationChecker``): a session is checked in linear time."""
 
     def __init__(self) -> None:
         self.signatures: dict[str, str] = {}  # thinking signature → the model it was handed out for
+        self.checker = ConversationChecker()
 
     def refuse(self, pending: Pending) -> Refusal | None:
         record = pending.record
-        record.violations = check_request(record.whole, signatures=self.signatures, betas=record.betas)
+        content = pending.content if record.whole is record.body else None  # the bytes of a conversation sent whole
+        record.violations = self.checker.check_request(record.whole, content=content, signatures=self.signatures,
+                                                       betas=record.betas)
         if not record.violations:
             return None
         plan = json_plan(400, error_body(record.violations, request_id=pending.request_id), pending.request_id)

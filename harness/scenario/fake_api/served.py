@@ -30,7 +30,11 @@ def failed(request: Exchange) -> bool:
         return True
     if any(fault.breaks_message for fault in reply.faults):
         return True
-    return request.streaming and stream_breaks(plan.events)  # a JSON body came whole, or not at all
+    if not request.streaming:  # a JSON body came whole, or not at all
+        return False
+    if request.stream_broken is None or request.stream_broken[0] is not plan:  # every check asks: read the stream once
+        request.stream_broken = plan, stream_breaks(plan.events)
+    return request.stream_broken[1]
 
 
 def fatal(request: Exchange) -> bool:

@@ -1,0 +1,61 @@
+"""What the request-wide rules need of each message, noted as the one pass over
+``messages`` reads it (``messages.HistoryPass``), so that no rule walks the list again:
+
+    cache_controls   blocks carrying ``cache_control`` (a block's own list ``content`` too),
+                     for ``request.cache_control_limit``
+    file_sources     (path, type) of each block whose ``source`` is an uploaded file
+                     (tool_result content too), for ``request.file_sources_need_the_files_beta``
+    signed           (message, block, signature) of each thinking block with a string
+                     signature, for ``signatures.signed_by_the_requested_model``
+
+A tally of ``messages[:n]`` plus the notes of the messages after it is the tally of the
+whole list: a conversation resumed from a tally reads only its new messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+_MAPPING = (dict, Mapping)
+
+
+@dataclass(slots=True)
+class Tally:
+    """The notes of the messages read so far (see the module's table)."""
+
+    cache_controls: int = 0
+    file_sources: list[tuple[str, str]] = field(default_factory=list)
+    signed: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def note(self, index: int, raw: Any) -> None:
+        """Note message ``index`` (any JSON: only an object with a list ``content`` has blocks)."""
+        content = raw.get("content") if isinstance(raw, _MAPPING) else None
+        if not isinstance(content, list):
+            return
+        for k, block in enumerate(content):
+            if not isinstance(block, _MAPPING):
+                continue
+            kind, inner = block.get("type"), block.get("content")
+            self.cache_controls += block.get("cache_control") is not None
+            self._note_file_source(f"messages.{index}.content.{k}", block)
+            if isinstance(inner, list):
+                self.cache_controls += sum(isinstance(b, _MAPPING) and b.get("cache_control") is not None for b in inner)
+                if kind == "tool_result":
+                    for j, b in enumerate(inner):
+                        if isinstance(b, _MAPPING):
+                            self._note_file_source(f"messages.{index}.content.{k}.tool_result.content.{j}", b)
+            if kind == "thinking":
+                signature = block.get("signature", "")
+                if isinstance(signature, str):
+                    self.signed.append((index, k, signature))
+
+    def _note_file_source(self, at: str, block: Mapping[str, Any]) -> None:
+        kind, source = block.get("type"), block.get("source")
+        if isinstance(kind, str) and isinstance(source, _MAPPING) and source.get("type") == "file":
+            self.file_sources.append((at, kind))
+
+    def copy(self) -> Tally:
+        """A tally to go on from, leaving this one as it is."""
+        return Tally(self.cache_controls, list(self.file_sources), list(self.signed))
