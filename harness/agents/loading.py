@@ -55,26 +55,24 @@ def _module(spec: str, name: str) -> Any:
     here = str(Path.cwd())
     if here not in sys.path:
         sys.path.append(here)  # last: what is installed, or on PYTHONPATH, comes first
+    with _importing(spec, name):
+        return importlib.import_module(name)
+
+
+@contextlib.contextmanager
+def _importing(spec: str, name: str | None = None) -> Iterator[None]:
+    """An agent's module that cannot be imported is a clear error: the module ``name``
+    itself missing, or what its code raised (a syntax error, a missing dependency, an
+    exception at import time) with its file and line."""
     try:
-        with _importing(spec):
-            return importlib.import_module(name)
+        yield
     except ModuleNotFoundError as error:
-        if error.name and name.startswith(error.name):
+        if name and error.name and name.startswith(error.name):
             raise AgentSpecError(
                 f"agent {spec!r}: no module named {error.name!r} (run from the folder that holds it, or put that "
                 f"folder on PYTHONPATH)"
             ) from None
         raise AgentSpecError(f"agent {spec!r}: importing it failed: {_where(error)}") from None
-
-
-@contextlib.contextmanager
-def _importing(spec: str) -> Iterator[None]:
-    """An agent's module that cannot be imported (a syntax error, an exception at import
-    time) is a clear error naming its file and line; a missing module is told apart above."""
-    try:
-        yield
-    except ModuleNotFoundError:
-        raise
     except Exception as error:  # noqa: BLE001 -- the agent's own code, whatever it raised
         raise AgentSpecError(f"agent {spec!r}: importing it failed: {_where(error)}") from None
 
