@@ -68,7 +68,7 @@ def machine(top: int) -> None:
     total = sum(owners.values())
     print("the session state machine, 50 sessions: " + ", ".join(f"{name} {seconds / total:.1%}" for name, seconds in owners.items()))
     rows = sorted(((row[2], func) for func, row in pstats.Stats(profiler).stats.items()  # type: ignore[attr-defined]
-                   if shares.owner_of_file(func[0]) == "harness"), reverse=True)
+                   if shares.owner_of_file(func[0]) in ("harness", "checking")), reverse=True)
     for own, (filename, line, name) in rows[:top]:
         print(f"  {own * 1e3:8.1f} ms  {filename.rsplit('/harness/', 1)[-1]}:{line} {name}")
 

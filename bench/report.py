@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 OWNER_NAMES = {"sdk": "the SDK (and its HTTP stack)", "hypothesis": "hypothesis", "agent": "the agent",
-               "harness": "the harness's own", "python": "Python (no owner)"}
+               "checking": "the harness checking and rendering", "harness": "the rest of the harness",
+               "python": "Python (no owner)"}
 
 
 def report(results: dict[str, Any]) -> None:
@@ -36,7 +37,7 @@ def report(results: dict[str, Any]) -> None:
     _scale(results)
     print("\ntargets")
     for name, v in results["targets"].items():
-        bound = f" (the bound: {v['bound']})" if "bound" in v else ""
+        bound = f" (the bound: {v['bound']})" if "bound" in v else f" (its floor: {v['floor']})" if "floor" in v else ""
         print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}{bound}")
     print(f"\n(bench took {results['bench_seconds']:.0f} s)")
 

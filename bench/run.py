@@ -298,7 +298,8 @@ def verdicts(results: dict[str, Any]) -> dict[str, Any]:
         "wire_checks_on_over_off": results["wire_checks"]["on_over_off"],
         "pytest_two_workers_speedup": results["pytest"]["speedup"],
         "state_machine_over_generation": results["state_machine"]["over_generation_floor"],
-        "state_machine_harness_share": results["state_machine"]["shares"]["harness"],
+        "state_machine_harness_share": round(results["state_machine"]["shares"]["harness"]
+                                             + results["state_machine"]["shares"]["checking"], 3),
     }
     at_least = {"property_examples_per_s", "serve_over_bare", "pytest_two_workers_speedup"}
     return {
@@ -310,6 +311,7 @@ def verdicts(results: dict[str, Any]) -> dict[str, Any]:
             and (name != "library_wall_s" or results["library"]["two_workers"]["identical_results"])
             and (name != "long_session_over_last" or results["long_session"]["identical_verdicts"]),
             **({"bound": results["pytest"]["speedup_bound"]} if name == "pytest_two_workers_speedup" else {}),
+            **({"floor": results["state_machine"]["shares"]["checking"]} if name == "state_machine_harness_share" else {}),
         }
         for name, value in measured.items()
     }

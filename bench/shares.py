@@ -1,5 +1,8 @@
 """Who a profiled run's time belongs to: the SDK (and the HTTP stack under it),
-hypothesis, the agent, or the harness, by the file of each function. The standard
+hypothesis, the agent, or the harness, by the file of each function; the harness's time
+in two: the work no fake API of its design can skip (``checking``: every request checked
+by the oracle, every reply rendered as SSE, the bodies parsed; the floor of the
+harness's share, as ``b_required_work`` is b's) and the rest of it. The standard
 library's and the built-ins' own time goes to whoever called them (the caller that spent
 the most in them, followed up until a function of one of those four), so that
 ``isinstance`` called by the oracle counts as the oracle's.
@@ -18,16 +21,20 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "agent": ("mini_agent", "examples"),
     "harness": ("harness", "bench"),
 }
+CHECKING = ("harness/oracle/", "harness/wire/sse.py", "harness/wire/sse_parse.py", "harness/wire/planner.py",
+            "harness/wire/json_body.py", "harness/wire/faults/")
+"""The harness's required work: the oracle, the SSE renderer and parser, the JSON parse."""
 Func = tuple[str, int, str]
 
 
 def owner_of_file(filename: str) -> str | None:
-    """``sdk``, ``hypothesis``, ``agent`` or ``harness`` for a function's file; None for the
-    standard library and the built-ins."""
-    parts = filename.replace("\\", "/").split("/")
+    """``sdk``, ``hypothesis``, ``agent``, ``checking`` or ``harness`` for a function's
+    file; None for the standard library and the built-ins."""
+    path = filename.replace("\\", "/")
+    parts = path.split("/")
     for owner, packages in OWNERS.items():
         if any(package in parts[:-1] for package in packages):
-            return owner
+            return "checking" if owner == "harness" and any(part in path for part in CHECKING) else owner
     return None
 
 
@@ -48,7 +55,7 @@ def shares(profile: Any) -> dict[str, float]:
         resolved[func] = found
         return found
 
-    totals: dict[str, float] = dict.fromkeys((*OWNERS, "python"), 0.0)
+    totals: dict[str, float] = dict.fromkeys((*OWNERS, "checking", "python"), 0.0)
     for func, (_, _, own, _, _) in stats.items():
         totals[owner(func)] += own
     return totals

@@ -69,6 +69,9 @@ def the_scale_rows_measure_what_they_say(results: dict) -> None:
     machine = results["state_machine"]
     assert machine["examples"] >= 1 and machine["generation_only_examples_per_s"] > 0 and machine["examples_per_s_cpu"] > 0
     assert machine["rounds"] >= 1 and machine["over_generation_floor"] > 0
+    assert machine["shares"]["checking"] > 0 and machine["shares"]["harness"] > 0  # the floor of the harness's share apart
+    share = results["targets"]["state_machine_harness_share"]
+    assert share["floor"] == machine["shares"]["checking"] < share["measured"]
 
 
 def the_property_is_timed_with_its_two_floors(results: dict) -> None:
@@ -97,3 +100,16 @@ def test_the_profile_command_names_where_the_per_request_work_goes(capsys):
     out = capsys.readouterr().out
     assert out.startswith("the harness's own work: ") and " µs CPU a request" in out.splitlines()[0]
     assert "handle_request" in out and "plan_reply" in out and "check_request" in out
+
+
+def test_the_harness_share_keeps_its_required_work_apart():
+    from bench.shares import owner_of_file
+
+    root = str(run.ROOT)
+    assert owner_of_file(f"{root}/harness/oracle/messages.py") == "checking"
+    assert owner_of_file(f"{root}/harness/wire/sse.py") == "checking"
+    assert owner_of_file(f"{root}/harness/wire/faults/cut.py") == "checking"
+    assert owner_of_file(f"{root}/harness/scenario/fake_api/responder.py") == "harness"
+    assert owner_of_file(f"{root}/harness/wire/clock.py") == "harness"
+    assert owner_of_file(f"{root}/mini_agent/loop.py") == "agent"
+    assert owner_of_file("/usr/lib/python3.11/json/decoder.py") is None

@@ -176,6 +176,8 @@ def next_request(history: list[Any]) -> list[Any]:
 def as_sent(value: Any) -> Any:
     """The history as a client would send it: the SDK's content objects (which an agent may
     keep as they came) as the JSON they become on the wire."""
+    if isinstance(value, (str, int, float)) or value is None:
+        return value
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json", exclude_none=True, warnings=False)
     if isinstance(value, dict):

@@ -35,13 +35,13 @@ OPTIONAL = {
 
 def unmet_need(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
     """Why the agent that sent ``request`` cannot meet ``reply`` (None: it can)."""
-    if not reply.as_written and reply.thinks and not thinking_on(request):
+    if not reply.as_written and not thinking_on(request) and reply.thinks:
         return ("the reply thinks, but the request did not turn thinking on: the real API would not answer so "
                 "(a scenario serves it anyway with as_written: true)")
     calls = [(name, arguments) for name, arguments in standard_calls(reply) if name in ROLES]
     if not calls:
         return None
-    tools = declared_tools(request)
+    tools = _tools_by_name(request)
     for standard, arguments in calls:
         name = tool_map.agent_name(standard)
         if name not in tools:
@@ -50,7 +50,7 @@ def unmet_need(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
                     f"{have}; a tool_map names which of them does)")
         for argument in sorted(arguments & OPTIONAL[standard]):
             own = tool_map.agent_argument(standard, argument)
-            properties = tools[name]
+            properties = _properties(tools[name])
             if own is None or (properties is not None and own not in properties):
                 return (f"the agent's {name} has no `{own or argument}` argument (the scenario uses {standard}'s "
                         f"optional `{argument}`)")
@@ -63,18 +63,19 @@ def thinking_on(request: Any) -> bool:
     return isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")
 
 
-def declared_tools(request: Any) -> dict[str, frozenset[str] | None]:
-    """The tools a request declares: each name with its input's property names (None
-    when its schema lists none, so any argument may be one of its own)."""
+def _tools_by_name(request: Any) -> dict[str, Mapping[str, Any]]:
+    """The tools a request declares, by name (a tool without a name is none)."""
     tools = request.get("tools") if isinstance(request, Mapping) else None
-    found: dict[str, frozenset[str] | None] = {}
-    for tool in tools if isinstance(tools, list) else ():
-        if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
-            continue
-        schema = tool.get("input_schema")
-        properties = schema.get("properties") if isinstance(schema, Mapping) else None
-        found[tool["name"]] = frozenset(properties) if isinstance(properties, Mapping) and properties else None
-    return found
+    if not isinstance(tools, list):
+        return {}
+    return {tool["name"]: tool for tool in tools if isinstance(tool, Mapping) and isinstance(tool.get("name"), str)}
+
+
+def _properties(tool: Mapping[str, Any]) -> frozenset[str] | None:
+    """A declared tool's input property names; None when its schema lists none."""
+    schema = tool.get("input_schema")
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    return frozenset(properties) if isinstance(properties, Mapping) and properties else None
 
 
 def standard_calls(reply: Any) -> Iterator[tuple[str, frozenset[str]]]:

@@ -57,8 +57,11 @@ class OracleCheck(Policy):
 
     def answered(self, pending: Pending) -> None:
         """Thinking signatures are bound to the model that wrote them."""
-        assert pending.record.plan is not None
-        for signature in signatures_in(pending.record.plan.events):
+        plan = pending.record.plan
+        assert plan is not None
+        if b"signature" not in plan.body:  # nothing the client got hands one out
+            return
+        for signature in signatures_in(plan.events):
             self.signatures[signature] = pending.model
 
 

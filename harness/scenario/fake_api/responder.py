@@ -226,12 +226,15 @@ def _public_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """Lower-cased names, repeated ones joined with ", " (as httpx does), secrets masked;
     read from httpx's raw pairs when it has them (its ``items()`` is slow)."""
     raw = getattr(headers, "raw", None)
-    pairs = ((k.decode("latin-1"), v.decode("latin-1")) for k, v in raw) if raw is not None else headers.items()
-    public: dict[str, str] = {}
-    for name, value in pairs:
-        name = name.lower()
-        if name in SECRET_HEADERS:
-            public[name] = "<redacted>"
-        else:
+    if raw is not None:
+        pairs = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in raw]
+    else:
+        pairs = [(k.lower(), v) for k, v in headers.items()]
+    public = dict(pairs)
+    if len(public) < len(pairs):  # a name repeated: its values joined
+        public = {}
+        for name, value in pairs:
             public[name] = f"{public[name]}, {value}" if name in public else value
+    for name in SECRET_HEADERS.intersection(public):
+        public[name] = "<redacted>"
     return public
