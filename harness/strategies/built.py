@@ -6,6 +6,7 @@ strategy built afresh draws.
 
     integers(a, b)  texts(n)  sampled(options)  BOOLEANS
     once(factory, **options)   any strategy factory, for options that can be keys
+    Keyed(value)               plain data (a schema) as a key, by its repr
 """
 
 from __future__ import annotations
@@ -52,3 +53,17 @@ def once(factory: Callable[..., SearchStrategy[Any]], **options: Any) -> SearchS
 @functools.cache
 def _built(factory: Callable[..., SearchStrategy[Any]], key: tuple[tuple[str, Any], ...]) -> SearchStrategy[Any]:
     return factory(**dict(key))
+
+
+class Keyed:
+    """Plain data that cannot be a key itself (a dict), as one: equal when written the same."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.key = repr(value)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Keyed) and other.key == self.key

@@ -14,7 +14,7 @@ from hypothesis.strategies import SearchStrategy
 
 from harness.strategies.built import BOOLEANS, integers, once, sampled, texts
 from harness.strategies.tool_calls import ToolLike, tool_calls
-from harness.wire.faults.base import fault_kinds
+from harness.wire.faults.base import Fault, fault_kinds
 from harness.wire.planner import stream_events
 from harness.wire.replies import Reply
 
@@ -23,11 +23,21 @@ CONTINUING_STOPS = ("tool_use", "tool_use", "tool_use", "pause_turn", "max_token
 END_REASONS = {"model_context_window_exceeded": "context_window"}
 
 
+WORDS = ("Done.", "Reading", "the", "file", "é", "ß", "日本", "\U0001f600", "\n", " ")
+"""What ``model_texts()`` strings together (up to 8 of them), when it does not draw any text."""
+
+
 @functools.cache
 def model_texts() -> SearchStrategy[str]:
     """What a model writes: words, odd unicode, blank text, trailing whitespace."""
-    words = st.lists(st.sampled_from(["Done.", "Reading", "the", "file", "é", "ß", "日本", "\U0001f600", "\n", " "]), max_size=8).map("".join)
-    return words | st.text(max_size=30)
+    return _model_texts()
+
+
+@st.composite
+def _model_texts(draw: st.DrawFn) -> str:
+    if draw(BOOLEANS):
+        return draw(texts(30))
+    return "".join(WORDS[draw(integers(0, len(WORDS) - 1))] for _ in range(draw(integers(0, 8))))
 
 
 @st.composite
@@ -49,7 +59,7 @@ def replies(
         if draw(BOOLEANS):
             message["text"] = draw(model_texts())
         if stop != "pause_turn":
-            message["tool_use"] = draw(once(st.lists, elements=once(tool_calls, tools=tools), min_size=1, max_size=max_tool_calls))
+            message["tool_use"] = _calls(draw, tools, draw(integers(1, max_tool_calls)))
         if stop != "tool_use":
             message["stop_reason"] = stop
     else:
@@ -60,12 +70,17 @@ def replies(
         if stop == "stop_sequence":
             message["stop_sequence"] = draw(sampled(("\n\nHuman:", "END", "###")))
         if stop == "refusal" and draw(integers(0, 4)) == 0:  # a refusal in the middle of a tool call: never run
-            message["tool_use"] = draw(once(st.lists, elements=once(tool_calls, tools=tools), min_size=1, max_size=1))
+            message["tool_use"] = _calls(draw, tools, 1)
             message["stop_reason"] = stop
     if "tool_use" in message and draw(integers(0, 5)) == 0:
         message["tool_use"][0] = _as_raw_json(message["tool_use"][0], draw(integers(0, 200)))
     reply = Reply(message=message)
     return _tolerated(draw, reply)
+
+
+def _calls(draw: st.DrawFn, tools: Sequence[ToolLike] | None, count: int) -> list[dict[str, Any]]:
+    calls = once(tool_calls, tools=tools)
+    return [draw(calls) for _ in range(count)]
 
 
 def _as_raw_json(call: dict[str, Any], cut: int) -> dict[str, Any]:
@@ -90,11 +105,15 @@ def _tolerated(draw: st.DrawFn, reply: Reply) -> Reply:
     """Now and then (about three times in eight), one kind of wire noise every client
     must tolerate (the fault kinds whose role is ``noise``: pings, an unknown event, a
     slow drip)."""
-    events = plain_events(reply)
-    noise = [kind for kind in fault_kinds() if kind.role == "noise"]
+    noise = _noise(fault_kinds())
     pick = draw(integers(0, len(noise) + 4))
-    strategy = noise[pick - 1].strategy(events) if 1 <= pick <= len(noise) else None
+    strategy = noise[pick - 1].strategy(plain_events(reply)) if 1 <= pick <= len(noise) else None
     return replace(reply, faults=(draw(strategy),)) if strategy is not None else reply
+
+
+@functools.cache
+def _noise(kinds: tuple[type[Fault], ...]) -> tuple[type[Fault], ...]:
+    return tuple(kind for kind in kinds if kind.role == "noise")
 
 
 def plain_events(reply: Reply) -> list[dict[str, Any]]:

@@ -161,7 +161,8 @@ def fault_schedules(
         room = max(0, max_replies - rounds - sum(len(s) for s in slots))
         limit = min(room, max_retries - len(slots[index])) if not exceed else room
         if limit > 0 and not slots[index]:
-            slots[index] = draw(st.lists(faults(message=answer.message, retryable=None if exceed else True), max_size=limit))
+            before = faults(message=answer.message, retryable=None if exceed else True)
+            slots[index] = [draw(before) for _ in range(draw(integers(0, limit)))]
     return _predict(slots, answers, max_retries)
 
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import SearchStrategy
 
+from harness.strategies.built import BOOLEANS, Keyed, integers
 from harness.strategies.schema_check import fits
 
 JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
@@ -54,8 +55,14 @@ def input_schemas(draw: st.DrawFn, *, depth: int = 2) -> dict[str, Any]:
 
 def tool_inputs(schema: Mapping[str, Any], *, overrides: Mapping[str, SearchStrategy[Any]] | None = None) -> SearchStrategy[Any]:
     """Arguments that ``schema`` accepts. ``overrides`` draws the value of a property by
-    name, at any depth (``{"command": echo_commands()}``); the caller keeps it valid."""
-    return _valid(schema, dict(overrides or {}))
+    name, at any depth (``{"command": echo_commands()}``); the caller keeps it valid.
+    Built once for each schema and overrides."""
+    return _built(Keyed(schema), tuple(sorted((overrides or {}).items(), key=lambda item: item[0])))
+
+
+@functools.lru_cache(maxsize=512)
+def _built(schema: Keyed, overrides: tuple[tuple[str, SearchStrategy[Any]], ...]) -> SearchStrategy[Any]:
+    return _valid(schema.value, dict(overrides))
 
 
 def _valid(schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> SearchStrategy[Any]:
@@ -94,23 +101,38 @@ def _of_type(name: str, schema: Mapping[str, Any], overrides: dict[str, SearchSt
     raise InvalidArgument(f"unknown type {name!r}; the subset knows {', '.join(JSON_TYPES)}")
 
 
-@st.composite
-def _objects(draw: st.DrawFn, schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> dict[str, Any]:
+Field = tuple[str, bool, SearchStrategy[Any]]  # a property: its name, whether it is required, its values
+
+
+def _objects(schema: Mapping[str, Any], overrides: dict[str, SearchStrategy[Any]]) -> SearchStrategy[dict[str, Any]]:
     properties: Mapping[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
     extra = schema.get("additionalProperties", True)
+    fields = tuple((key, key in required, overrides[key] if key in overrides else _valid(sub, overrides))
+                   for key, sub in properties.items())
+    missing = tuple(sorted(required - properties.keys()))
+    if missing and extra is False:
+        raise InvalidArgument(f"{missing[0]!r} is required but not a property, and additionalProperties is false")
+    if extra is False:
+        return _object_values(fields, missing, st.nothing(), None)
+    values = _valid(extra, overrides) if isinstance(extra, dict) else json_values(max_leaves=4)
+    more = st.dictionaries(st.text(max_size=10).filter(lambda k: k not in properties), values, max_size=2)
+    return _object_values(fields, missing, values, more)
+
+
+@st.composite
+def _object_values(draw: st.DrawFn, fields: tuple[Field, ...], missing: tuple[str, ...], extra: SearchStrategy[Any],
+                   more: SearchStrategy[dict[str, Any]] | None) -> dict[str, Any]:
+    """The properties (each optional one now and then), the required keys that are not
+    properties (from ``extra``), now and then a few keys more (``more``)."""
     value: dict[str, Any] = {}
-    for key, sub in properties.items():
-        if key in required or draw(st.booleans()):
-            value[key] = draw(overrides[key] if key in overrides else _valid(sub, overrides))
-    for key in sorted(required - properties.keys()):
-        if extra is False:
-            raise InvalidArgument(f"{key!r} is required but not a property, and additionalProperties is false")
-        value[key] = draw(_valid(extra, overrides) if isinstance(extra, dict) else json_values(max_leaves=4))
-    if extra is not False and draw(st.integers(0, 3)) == 0:
-        keys = st.text(max_size=10).filter(lambda k: k not in properties)
-        values = _valid(extra, overrides) if isinstance(extra, dict) else json_values(max_leaves=4)
-        value.update(draw(st.dictionaries(keys, values, max_size=2)))
+    for key, required, values in fields:
+        if required or draw(BOOLEANS):
+            value[key] = draw(values)
+    for key in missing:
+        value[key] = draw(extra)
+    if more is not None and draw(integers(0, 3)) == 0:
+        value.update(draw(more))
     return value
 
 

@@ -13,6 +13,7 @@ from hypothesis.strategies import SearchStrategy
 
 from harness.scenario.format.sandbox import workspace_key_problem
 from harness.scenario.format.tools import STANDARD_TOOLS
+from harness.strategies.built import BOOLEANS, integers
 from harness.strategies.mutations import invalid_tool_inputs
 from harness.strategies.schemas import json_values, tool_inputs
 
@@ -73,23 +74,28 @@ def _call(name: str, value: Any) -> dict[str, Any]:
     return {"name": name, "json": json.dumps(value, ensure_ascii=False)}
 
 
+Known = tuple[str, SearchStrategy[Any], SearchStrategy[Any]]  # a tool's name, its valid input, its near misses
+
+
 def _tool_calls(tools: list[ToolLike]) -> SearchStrategy[dict[str, Any]]:
     overrides = safe_overrides()
-    known = [
-        st.builds(
-            _call,
-            st.just(tool.name),
-            st.one_of(
-                tool_inputs(tool.input_schema, overrides=overrides),
-                invalid_tool_inputs(tool.input_schema, overrides=overrides),
-            ),
-        )
+    known = tuple(
+        (tool.name, tool_inputs(tool.input_schema, overrides=overrides), invalid_tool_inputs(tool.input_schema, overrides=overrides))
         for tool in tools
-    ]
-    names = {tool.name for tool in tools}
-    unknown = st.builds(
-        lambda name, value: {"name": name, "input": value},
-        st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,15}", fullmatch=True).filter(lambda n: n not in names),
-        st.dictionaries(st.text(max_size=6), json_values(max_leaves=2), max_size=2),
     )
-    return st.one_of(*known, unknown) if known else unknown
+    names = {tool.name for tool in tools}
+    unknown_names = st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,15}", fullmatch=True).filter(lambda n: n not in names)
+    unknown_inputs = st.dictionaries(st.text(max_size=6), json_values(max_leaves=2), max_size=2)
+    return _calls_among(known, unknown_names, unknown_inputs)
+
+
+@st.composite
+def _calls_among(draw: st.DrawFn, known: tuple[Known, ...], unknown_names: SearchStrategy[str],
+                 unknown_inputs: SearchStrategy[dict[str, Any]]) -> dict[str, Any]:
+    """A call to one of the ``known`` tools (valid input or a near miss, as often), or as
+    often as to each of them, to a tool that does not exist."""
+    pick = draw(integers(0, len(known)))
+    if pick == len(known):
+        return {"name": draw(unknown_names), "input": draw(unknown_inputs)}
+    name, valid, near_misses = known[pick]
+    return _call(name, draw(near_misses if draw(BOOLEANS) else valid))

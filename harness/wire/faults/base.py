@@ -199,6 +199,15 @@ class Fault:
         raise NotImplementedError
 
 
+@functools.cache
+def sampled(options: tuple[Any, ...]) -> SearchStrategy[Any]:
+    """``st.sampled_from(options)``, the same object for the same options: hypothesis builds
+    a strategy made of it (``st.builds``) once, where a new one would be checked on every draw."""
+    from hypothesis import strategies as st
+
+    return st.sampled_from(options)
+
+
 class EventFault(Fault):
     """A fault that changes the events of a stream."""
 

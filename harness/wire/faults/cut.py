@@ -6,6 +6,7 @@ arrived, or after n bytes of it."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence
 
@@ -105,21 +106,27 @@ class Cut(ByteFault):
 
     @classmethod
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault]:
-        from hypothesis import strategies as st
+        return _cuts()(cls, events)
 
-        @st.composite
-        def cuts(draw: st.DrawFn) -> Cut:
-            how = draw(st.sampled_from(["fin", "rst"]))
-            where = draw(st.sampled_from(WHERE))
-            if where == "in_char":
-                wide = [k for k, event in enumerate(events, 1) if any(b >= 0xC0 for b in sse.encode_event(event))]
-                if wide:
-                    return cls(in_char=draw(st.integers(1, wide[-1])), how=how)
-                where = "after_bytes"
-            if where == "after_event":
-                return cls(after_event=draw(st.integers(0, len(events))), how=how)
-            if where == "in_event":
-                return cls(in_event=draw(st.integers(1, len(events))), how=how)
-            return cls(after_bytes=draw(st.integers(0, len(sse.encode_events(events)))), how=how)
 
-        return cuts()
+@functools.cache
+def _cuts() -> Callable[..., SearchStrategy[Cut]]:
+    """The strategy's composite, defined once (hypothesis reads its source each time one is defined)."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def cuts(draw: st.DrawFn, cls: type[Cut], events: Sequence[dict]) -> Cut:
+        how = draw(st.sampled_from(("fin", "rst")))
+        where = draw(st.sampled_from(WHERE))
+        if where == "in_char":
+            wide = [k for k, event in enumerate(events, 1) if any(b >= 0xC0 for b in sse.encode_event(event))]
+            if wide:
+                return cls(in_char=draw(st.integers(1, wide[-1])), how=how)
+            where = "after_bytes"
+        if where == "after_event":
+            return cls(after_event=draw(st.integers(0, len(events))), how=how)
+        if where == "in_event":
+            return cls(in_event=draw(st.integers(1, len(events))), how=how)
+        return cls(after_bytes=draw(st.integers(0, len(sse.encode_events(events)))), how=how)
+
+    return cuts

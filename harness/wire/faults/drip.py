@@ -6,7 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from harness.wire.faults.base import WHOLE_STREAM, ByteFault, Fault, Hit, setting
+from harness.wire.faults.base import (
+    WHOLE_STREAM,
+    ByteFault,
+    Fault,
+    Hit,
+    sampled,
+    setting,
+)
 from harness.wire.faults.json_forms import Drops, JsonForm
 from harness.wire.plan import WirePlan, in_drops
 
@@ -42,4 +49,4 @@ class Drip(ByteFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault]:
         from hypothesis import strategies as st
 
-        return st.builds(cls, st.integers(7, 300), st.sampled_from([0.0, 0.001]))
+        return st.builds(cls, st.integers(7, 300), sampled((0.0, 0.001)))

@@ -37,4 +37,4 @@ class Duplicate(EventFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault]:
         from hypothesis import strategies as st
 
-        return st.integers(1, len(events)).map(cls)
+        return st.builds(cls, st.integers(1, len(events)))

@@ -51,4 +51,4 @@ class EndEarly(EventFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault]:
         from hypothesis import strategies as st
 
-        return st.integers(0, len(events) - 1).map(cls)
+        return st.builds(cls, st.integers(0, len(events) - 1))

@@ -14,6 +14,7 @@ from harness.wire.faults.base import (
     Fault,
     Hit,
     position,
+    sampled,
     setting,
     within,
 )
@@ -55,5 +56,5 @@ class ErrorEvent(EventFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault] | None:
         from hypothesis import strategies as st
 
-        types = [t for t in STREAM_ERROR_TYPES if keep is None or keep(cls(0, t))]
-        return st.builds(cls, st.integers(0, len(events)), st.sampled_from(types)) if types else None
+        types = tuple(t for t in STREAM_ERROR_TYPES if keep is None or keep(cls(0, t)))
+        return st.builds(cls, st.integers(0, len(events)), sampled(types)) if types else None

@@ -63,4 +63,8 @@ class Insert(EventFault):
 
         if len(events) <= 2:
             return None  # nowhere between message_start and message_stop
-        return st.integers(1, len(events) - 1).map(lambda k: cls((InsertedEvent(k, UNKNOWN_EVENT),)))
+        return st.builds(cls, st.builds(_unknown_event_after, st.integers(1, len(events) - 1)))
+
+
+def _unknown_event_after(event: int) -> tuple[InsertedEvent, ...]:
+    return (InsertedEvent(event, UNKNOWN_EVENT),)

@@ -13,7 +13,14 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from harness.wire.faults.base import WHOLE_STREAM, ByteFault, Fault, Hit, setting
+from harness.wire.faults.base import (
+    WHOLE_STREAM,
+    ByteFault,
+    Fault,
+    Hit,
+    sampled,
+    setting,
+)
 from harness.wire.faults.json_forms import JsonForm, Late
 from harness.wire.plan import WirePlan
 
@@ -73,5 +80,5 @@ class Pace(ByteFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault]:
         from hypothesis import strategies as st
 
-        seconds = st.sampled_from([0.0, 0.01, 0.5])
-        return st.builds(cls, seconds, st.sampled_from([0.0, 20.0, 1000.0]), st.sampled_from([0.0, 0.5]), st.integers(0, 9))
+        seconds = sampled((0.0, 0.01, 0.5))
+        return st.builds(cls, seconds, sampled((0.0, 20.0, 1000.0)), sampled((0.0, 0.5)), st.integers(0, 9))

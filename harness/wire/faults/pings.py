@@ -47,4 +47,4 @@ class Pings(EventFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault]:
         from hypothesis import strategies as st
 
-        return st.integers(1, 3).map(cls)
+        return st.builds(cls, st.integers(1, 3))

@@ -13,6 +13,7 @@ from harness.wire.faults.base import (
     Fault,
     Hit,
     position,
+    sampled,
     setting,
     within,
 )
@@ -54,4 +55,4 @@ class Stall(ByteFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault]:
         from hypothesis import strategies as st
 
-        return st.builds(cls, st.integers(0, len(events)), st.sampled_from([0.5, 5.0, 30.0]))
+        return st.builds(cls, st.integers(0, len(events)), sampled((0.5, 5.0, 30.0)))

@@ -38,4 +38,4 @@ class Swap(EventFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault] | None:
         from hypothesis import strategies as st
 
-        return st.integers(1, len(events) - 1).map(cls) if len(events) > 1 else None
+        return st.builds(cls, st.integers(1, len(events) - 1)) if len(events) > 1 else None
