@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import SearchStrategy
 
+from harness.strategies.built import BOOLEANS, Keyed, integers
 from harness.strategies.schema_check import json_equal
 from harness.strategies.schemas import FINITE, _type_names, json_values, tool_inputs
 
@@ -50,9 +51,9 @@ def invalid_tool_inputs(
     ]
     if not choices:
         raise InvalidArgument(f"no mutation in {list(mutations)} can break {dict(schema)!r}")
-    kind, path, sub = draw(st.sampled_from(choices))
+    kind, path, sub = choices[draw(integers(0, len(choices) - 1))]
     event(f"near miss: {kind}")
-    return _replaced(value, path, draw(_MUTATORS[kind][1](sub, _at(value, path))))
+    return _replaced(value, path, _MUTATORS[kind][1](draw, sub, _at(value, path)))
 
 
 def _sites(schema: Mapping[str, Any], value: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Mapping[str, Any], Any]]:
@@ -159,16 +160,24 @@ def _wrong_values(names: Sequence[str]) -> SearchStrategy[Any]:
     return others if others is not None else odd_strings()
 
 
-def _new_key(taken: Callable[[str], bool], near: Sequence[str] = ()) -> SearchStrategy[str]:
+def _new_key(draw: st.DrawFn, taken: Callable[[str], bool], near: Sequence[str] = ()) -> str:
+    """A key not ``taken``: a near twin of one in ``near`` (camelCase, a plural, a
+    homoglyph …) or, as often, any text (with ``_`` added until it is free)."""
     variants = []
     for key in near:
         camel = key.split("_")[0] + "".join(part.title() for part in key.split("_")[1:])
         variants += [camel, key.replace("_", "-"), key.upper(), f"{key}s", key[:-1], f" {key}", f"{key}\u200b",
                      key.replace("a", "\u0430"), "path" if "path" in key else f"{key}_"]
-    names = st.text(min_size=1, max_size=10)
-    if variants:
-        names = st.sampled_from(variants) | names
-    return names.filter(lambda k: bool(k) and not taken(k))
+    free = [k for k in variants if k and not taken(k)]
+    if free and not draw(BOOLEANS):
+        return free[draw(integers(0, len(free) - 1))]
+    key = draw(_KEY_TEXT)
+    while taken(key):
+        key += "_"
+    return key
+
+
+_KEY_TEXT = st.text(min_size=1, max_size=10)
 
 
 def _typed(sub: Mapping[str, Any]) -> list[str] | None:
@@ -182,23 +191,19 @@ def _renamable(sub: Mapping[str, Any], part: Any) -> list[str]:
     return [k for k in part if isinstance(k, str) and (sub.get("additionalProperties", True) is False or k in required)]
 
 
-def _renamed(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
+def _renamed(draw: st.DrawFn, sub: Mapping[str, Any], part: dict[str, Any]) -> dict[str, Any]:
     properties = sub.get("properties", {})
-
-    @st.composite
-    def rename(draw: st.DrawFn) -> dict[str, Any]:
-        old = draw(st.sampled_from(_renamable(sub, part)))
-        new = draw(_new_key(lambda k: k in properties or k in part, [old]))
-        return {(new if k == old else k): v for k, v in part.items()}
-
-    return rename()
+    renamable = _renamable(sub, part)
+    old = renamable[draw(integers(0, len(renamable) - 1))]
+    new = _new_key(draw, lambda k: k in properties or k in part, [old])
+    return {(new if k == old else k): v for k, v in part.items()}
 
 
-def _extra(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
+def _extra(draw: st.DrawFn, sub: Mapping[str, Any], part: dict[str, Any]) -> dict[str, Any]:
     properties, extra = sub.get("properties", {}), sub.get("additionalProperties", True)
-    keys = _new_key(lambda k: k in properties or k in part, list(properties))
+    key = _new_key(draw, lambda k: k in properties or k in part, list(properties))
     values = json_values(max_leaves=3) if extra is False else _wrong_values(_type_names(extra))
-    return st.builds(lambda k, v: {**part, k: v}, keys, values)
+    return {**part, key: draw(values)}
 
 
 def _extra_applies(sub: Mapping[str, Any], part: Any) -> bool:
@@ -212,8 +217,13 @@ def _extra_applies(sub: Mapping[str, Any], part: Any) -> bool:
     )
 
 
-def _enum_miss(sub: Mapping[str, Any], part: Any) -> SearchStrategy[Any]:
-    options = sub["enum"]
+def _enum_miss(draw: st.DrawFn, sub: Mapping[str, Any], part: Any) -> Any:
+    return draw(_enum_misses(Keyed(sub["enum"])))
+
+
+@functools.lru_cache(maxsize=256)
+def _enum_misses(keyed: Keyed) -> SearchStrategy[Any]:
+    options = keyed.value
     near = [f"{o} " for o in options if isinstance(o, str)] + [o.upper() for o in options if isinstance(o, str)]
     near += [not o for o in options if isinstance(o, bool)] + [o + 1 for o in options if isinstance(o, int) and not isinstance(o, bool)]
     near += [twin for o in options if not json_equal(twin := _bool_twin(o), o)]
@@ -221,10 +231,11 @@ def _enum_miss(sub: Mapping[str, Any], part: Any) -> SearchStrategy[Any]:
     return candidates.filter(lambda v: not any(json_equal(v, o) for o in options))
 
 
-def _wrong_item(sub: Mapping[str, Any], part: list[Any]) -> SearchStrategy[list[Any]]:
+def _wrong_item(draw: st.DrawFn, sub: Mapping[str, Any], part: list[Any]) -> list[Any]:
     items = sub["items"]
-    bad = _enum_miss(items, None) if "enum" in items else _wrong_values(_type_names(items))
-    return st.builds(lambda at, v: [*part[:at], v, *part[at:]], st.integers(0, len(part)), bad)
+    at = draw(integers(0, len(part)))
+    bad = _enum_miss(draw, items, None) if "enum" in items else draw(_wrong_values(_type_names(items)))
+    return [*part[:at], bad, *part[at:]]
 
 
 def _item_breakable(items: Mapping[str, Any]) -> bool:
@@ -234,9 +245,10 @@ def _item_breakable(items: Mapping[str, Any]) -> bool:
     return kinds is not None and (_values_not_of(kinds, strings=False) is not None or "string" not in kinds)
 
 
-def _drop_required(sub: Mapping[str, Any], part: dict[str, Any]) -> SearchStrategy[dict[str, Any]]:
-    gone = st.sampled_from([k for k in sub["required"] if k in part])
-    return gone.map(lambda key: {k: v for k, v in part.items() if k != key})
+def _drop_required(draw: st.DrawFn, sub: Mapping[str, Any], part: dict[str, Any]) -> dict[str, Any]:
+    present = [k for k in sub["required"] if k in part]
+    gone = present[draw(integers(0, len(present) - 1))]
+    return {k: v for k, v in part.items() if k != gone}
 
 
 def _type_is(sub: Mapping[str, Any], test: Callable[[list[str]], bool]) -> bool:
@@ -245,24 +257,26 @@ def _type_is(sub: Mapping[str, Any], test: Callable[[list[str]], bool]) -> bool:
 
 
 Applies = Callable[[Mapping[str, Any], Any], bool]
-Mutate = Callable[[Mapping[str, Any], Any], SearchStrategy[Any]]
-_MUTATORS: dict[str, tuple[Applies, Mutate]] = {  # when a mutation is certain to break a value, and how
+Mutate = Callable[[st.DrawFn, Mapping[str, Any], Any], Any]
+_MUTATORS: dict[str, tuple[Applies, Mutate]] = {  # when a mutation is certain to break a value, and how (drawing what it needs)
     "missing_required": (lambda sub, part: isinstance(part, dict) and any(k in part for k in sub.get("required", [])), _drop_required),
     "renamed_key": (lambda sub, part: bool(_renamable(sub, part)), _renamed),
     "wrong_type": (
         lambda sub, part: _type_is(sub, lambda kinds: _values_not_of(kinds, strings=False) is not None),
-        lambda sub, part: _wrong_values(_type_names(sub)),
+        lambda draw, sub, part: draw(_wrong_values(_type_names(sub))),
     ),
-    "odd_string": (lambda sub, part: _type_is(sub, lambda kinds: "string" not in kinds), lambda sub, part: odd_strings()),
-    "null": (lambda sub, part: _type_is(sub, lambda kinds: "null" not in kinds), lambda sub, part: st.none()),
-    "non_object": (
-        lambda sub, part: _typed(sub) == ["object"],
-        lambda sub, part: st.lists(json_values(max_leaves=3), max_size=3) | st.integers() | st.booleans() | odd_strings(),
-    ),
+    "odd_string": (lambda sub, part: _type_is(sub, lambda kinds: "string" not in kinds), lambda draw, sub, part: draw(odd_strings())),
+    "null": (lambda sub, part: _type_is(sub, lambda kinds: "null" not in kinds), lambda draw, sub, part: None),
+    "non_object": (lambda sub, part: _typed(sub) == ["object"], lambda draw, sub, part: draw(_non_objects())),
     "extra_property": (_extra_applies, _extra),
     "enum_miss": (lambda sub, part: "enum" in sub, _enum_miss),
     "wrong_item": (lambda sub, part: isinstance(part, list) and "items" in sub and _item_breakable(sub["items"]), _wrong_item),
 }
+
+
+@functools.cache
+def _non_objects() -> SearchStrategy[Any]:
+    return st.lists(json_values(max_leaves=3), max_size=3) | st.integers() | st.booleans() | odd_strings()
 
 
 @st.composite
