@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 
 import anthropic
+import anthropic._base_client
+import httpx2
 import pytest
 
 from examples.careful_agent import make_agent, make_async_agent
@@ -22,6 +24,7 @@ from harness.agents.context import AgentContext
 from harness.agents.loading import AgentSpecError, load_factory
 from harness.cassette.record import record_session
 from harness.cassette.replay import replay_session
+from harness.scenario.fake_api.clients import sdk_waits_on_scenario_clocks
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.library import scenario_files
@@ -107,6 +110,33 @@ def test_the_sdks_own_retries_wait_on_the_virtual_clock(tmp_path: Path) -> None:
     assert outcome.passed, format_timeline(outcome)
     assert [round(s, 3) for _, _, s in outcome.sleeps] == [3.0, 1.5]
     assert "⏸ sleep 3.000s" in format_timeline(outcome)
+
+
+class RetriesByItsOwnSDKClient(RetriesBySDK):
+    """Builds its own SDK client, as in production, on the run's HTTP client: the SDK's
+    default retries."""
+
+    def __init__(self, ctx: AgentContext) -> None:
+        super().__init__(ctx)
+        self.client = anthropic.Anthropic(api_key=ctx.api_key, http_client=ctx.http_client)
+
+
+class AsyncRetriesByItsOwnSDKClient:
+    """The async twin: its own ``AsyncAnthropic`` on the run's async HTTP client."""
+
+    def __init__(self, ctx: AgentContext) -> None:
+        self.client = anthropic.AsyncAnthropic(api_key=ctx.api_key, http_client=ctx.async_http_client)
+
+    async def run_turn(self, text: str) -> None:
+        await self.client.messages.create(model="claude-opus-5-5", max_tokens=100, messages=[{"role": "user", "content": text}])
+
+
+@pytest.mark.parametrize("agent", [RetriesByItsOwnSDKClient, AsyncRetriesByItsOwnSDKClient])
+def test_an_agents_own_sdk_client_on_the_runs_http_client_waits_on_the_virtual_clock(tmp_path: Path, agent: type) -> None:
+    (tmp_path / "s.yaml").write_text(SDK_RETRIES)
+    outcome = run_scenario(load_scenario(tmp_path / "s.yaml"), agent=agent)
+    assert outcome.passed, format_timeline(outcome)
+    assert [round(s, 3) for _, _, s in outcome.sleeps] == [3.0, 1.5]  # the waits: the virtual clock's, not real ones
 
 
 class RetriesTooSoon(RetriesBySDK):
@@ -302,3 +332,21 @@ def test_a_second_try_after_a_final_error_is_reported_and_fails_only_after_a_400
     else:
         assert outcome.passed, format_timeline(outcome)
         assert any("tries again after the non-retryable failure" in n for n in outcome.notes)
+
+
+def test_a_client_on_any_other_transport_keeps_the_sdks_own_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    sdk_waits_on_scenario_clocks()
+    waits: list[float] = []
+    monkeypatch.setattr(anthropic._base_client.time, "sleep", waits.append)
+    answers = iter([
+        httpx2.Response(529, headers={"retry-after-ms": "250"},
+                        json={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        httpx2.Response(200, json={"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+                                   "content": [{"type": "text", "text": "Hi."}], "stop_reason": "end_turn",
+                                   "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}),
+    ])
+    transport = httpx2.MockTransport(lambda request: next(answers))
+    client = anthropic.Anthropic(api_key="k", max_retries=1, http_client=httpx2.Client(transport=transport))
+    reply = client.messages.create(model="claude-opus-5-5", max_tokens=10, messages=[{"role": "user", "content": "Hello"}])
+    assert reply.content[0].text == "Hi."
+    assert waits == [0.25]

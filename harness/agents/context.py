@@ -35,7 +35,7 @@ class AgentContext:
     ``settings``: the scenario's ``settings:`` (``max_retries`` …), read-only, for agents
     that can honour them. ``http_client`` / ``async_http_client``: httpx2 clients on the
     scenario, for an agent that builds its own SDK client in process (the SDK's waits
-    between its own retries are then real: turn them off).
+    between its own retries on them run on the virtual clock too).
     """
 
     client: anthropic.Anthropic

@@ -2,17 +2,21 @@
 
 ``sync_client`` / ``async_client`` turn the SDK's own retries off (an agent that retries
 by itself, like mini_agent). ``scenario_clients`` hands out what a user's production
-client would be — the SDK's default ``max_retries`` — with one change: the SDK's wait
-between its own retries runs on the virtual clock. The SDK computes the wait as it
-always does (``retry-after-ms``, ``retry-after``, its backoff and jitter); only the
-``time.sleep`` / ``anyio.sleep`` at the end of ``_sleep_for_retry`` becomes the clock's
-sleep, so the waits show as sleeps in the timeline and nothing really waits. This is
-the one place where the harness reaches into the SDK; ``check_sdk_retry_hook`` fails
-loudly should a future SDK rename the method.
+client would be: the SDK's default ``max_retries``.
+
+Any SDK client whose HTTP client sends to a scenario's transport (these, and the ones an
+agent builds for itself on ``ctx.http_client``) waits between its own retries on that
+scenario's virtual clock. The SDK computes the wait as it always does
+(``retry-after-ms``, ``retry-after``, its backoff and jitter); only the ``time.sleep`` /
+``anyio.sleep`` at the end of ``_sleep_for_retry`` becomes the clock's sleep, so the waits
+show as sleeps in the timeline and nothing really waits. Clients on any other transport
+are untouched. This is the one place where the harness reaches into the SDK;
+``check_sdk_retry_hook`` fails loudly should a future SDK rename the method.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import anthropic
@@ -45,13 +49,10 @@ def scenario_clients(
 ) -> tuple[anthropic.Anthropic, anthropic.AsyncAnthropic]:
     """A sync and an async client on ``transport``'s responder, SDK retries on (their
     waits on the transport's virtual clock)."""
-    check_sdk_retry_hook()
-    clock = transport.clock
-    sync_class = _on_clock(anthropic.Anthropic, clock)
-    async_class = _on_clock(anthropic.AsyncAnthropic, clock)
+    sdk_waits_on_scenario_clocks()
     return (
-        sync_class(api_key=api_key, max_retries=max_retries, http_client=httpx2.Client(transport=transport)),
-        async_class(
+        anthropic.Anthropic(api_key=api_key, max_retries=max_retries, http_client=httpx2.Client(transport=transport)),
+        anthropic.AsyncAnthropic(
             api_key=api_key, max_retries=max_retries,
             http_client=httpx2.AsyncClient(transport=AsyncScenarioTransport(transport.responder)),
         ),
@@ -70,19 +71,39 @@ def check_sdk_retry_hook() -> None:
                 )
 
 
-def _on_clock(cls: type, clock: VirtualClock) -> type:
-    """A subclass of an SDK client class whose retry waits are the clock's sleeps; copies
-    made by ``with_options`` keep the class, so they keep the clock."""
-    if issubclass(cls, anthropic.AsyncAnthropic):
-
-        async def async_wait(self: Any, *, retries_taken: int, max_retries: int, options: Any, response: Any) -> None:
-            headers = response.headers if response is not None else None
-            await clock.async_sleep(self._calculate_retry_timeout(max_retries - retries_taken, options, headers))
-
-        return type(f"{cls.__name__}OnVirtualTime", (cls,), {"_sleep_for_retry": async_wait, "__module__": __name__})
+@functools.cache
+def sdk_waits_on_scenario_clocks() -> None:
+    """From now on, in this process, an SDK client on a scenario's transport waits
+    between its own retries on the scenario's clock (once; clients on other transports
+    keep the SDK's own wait)."""
+    check_sdk_retry_hook()
+    sync_base, async_base = _defining(anthropic.Anthropic), _defining(anthropic.AsyncAnthropic)
+    real_wait, real_async_wait = sync_base._sleep_for_retry, async_base._sleep_for_retry
 
     def wait(self: Any, *, retries_taken: int, max_retries: int, options: Any, response: Any) -> None:
+        clock = _scenario_clock(self)
+        if clock is None:
+            return real_wait(self, retries_taken=retries_taken, max_retries=max_retries, options=options, response=response)
         headers = response.headers if response is not None else None
         clock.sleep(self._calculate_retry_timeout(max_retries - retries_taken, options, headers))
 
-    return type(f"{cls.__name__}OnVirtualTime", (cls,), {"_sleep_for_retry": wait, "__module__": __name__})
+    async def async_wait(self: Any, *, retries_taken: int, max_retries: int, options: Any, response: Any) -> None:
+        clock = _scenario_clock(self)
+        if clock is None:
+            return await real_async_wait(self, retries_taken=retries_taken, max_retries=max_retries, options=options,
+                                         response=response)
+        headers = response.headers if response is not None else None
+        await clock.async_sleep(self._calculate_retry_timeout(max_retries - retries_taken, options, headers))
+
+    sync_base._sleep_for_retry, async_base._sleep_for_retry = wait, async_wait
+
+
+def _defining(cls: type) -> type:
+    """The class of ``cls``'s line that defines ``_sleep_for_retry``."""
+    return next(base for base in cls.__mro__ if "_sleep_for_retry" in vars(base))
+
+
+def _scenario_clock(sdk_client: Any) -> VirtualClock | None:
+    """The clock of the scenario ``sdk_client`` sends to, if it sends to one."""
+    transport = getattr(getattr(sdk_client, "_client", None), "_transport", None)
+    return transport.clock if isinstance(transport, (ScenarioTransport, AsyncScenarioTransport)) else None
