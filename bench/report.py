@@ -37,7 +37,9 @@ def report(results: dict[str, Any]) -> None:
     _scale(results)
     print("\ntargets")
     for name, v in results["targets"].items():
-        bound = f" (the bound: {v['bound']})" if "bound" in v else f" (its floor: {v['floor']})" if "floor" in v else ""
+        bound = (f" (the bound: {v['bound']})" if "bound" in v else f" (its floor: {v['floor']})" if "floor" in v
+                 else f" (b/a {v['b_over_a']}; the run's noise {v['noise']})" if "b_over_a" in v
+                 else f" (its ceiling, the agent and the harness free: {v['ceiling']})" if "ceiling" in v else "")
         print(f"  {'met ' if v['met'] else 'MISS'}  {name:28s} {v['target']:>8s}   measured {v['measured']}{bound}")
     print(f"\n(bench took {results['bench_seconds']:.0f} s)")
 

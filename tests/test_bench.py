@@ -91,6 +91,11 @@ def the_report_gives_every_target_a_verdict(results: dict, capsys: pytest.Captur
         )
         assert f"{'met ' if verdict['met'] else 'MISS'}  {name}" in out
     assert "the noise" in out and "the harness's own work per request" in out
+    b = results["targets"]["b_over_its_floor"]  # b over its floor, beside b/a: the floor is what b cannot skip
+    ratios = results["per_request"]["ratios"]
+    assert b["measured"] == round(ratios["b_harness_oracle/a"]["cpu_median"] - ratios["b_required_work/a"]["cpu_median"], 3)
+    assert f"(b/a {b['b_over_a']}; the run's noise {b['noise']})" in out
+    assert "(its ceiling, the agent and the harness free: " in out
 
 
 def test_the_profile_command_names_where_the_per_request_work_goes(capsys):
