@@ -16,7 +16,7 @@ are untouched. This is the one place where the harness reaches into the SDK;
 
 from __future__ import annotations
 
-import functools
+import threading
 from typing import Any
 
 import anthropic
@@ -71,11 +71,19 @@ def check_sdk_retry_hook() -> None:
                 )
 
 
-@functools.cache
 def sdk_waits_on_scenario_clocks() -> None:
     """From now on, in this process, an SDK client on a scenario's transport waits
     between its own retries on the scenario's clock (once; clients on other transports
     keep the SDK's own wait)."""
+    with _INSTALLING:
+        if not getattr(_defining(anthropic.Anthropic)._sleep_for_retry, "on_scenario_clocks", False):
+            _install()
+
+
+_INSTALLING = threading.Lock()
+
+
+def _install() -> None:
     check_sdk_retry_hook()
     sync_base, async_base = _defining(anthropic.Anthropic), _defining(anthropic.AsyncAnthropic)
     real_wait, real_async_wait = sync_base._sleep_for_retry, async_base._sleep_for_retry
@@ -95,6 +103,7 @@ def sdk_waits_on_scenario_clocks() -> None:
         headers = response.headers if response is not None else None
         await clock.async_sleep(self._calculate_retry_timeout(max_retries - retries_taken, options, headers))
 
+    wait.on_scenario_clocks = async_wait.on_scenario_clocks = True  # type: ignore[attr-defined]
     sync_base._sleep_for_retry, async_base._sleep_for_retry = wait, async_wait
 
 
