@@ -4,7 +4,7 @@ validation each time (about a fifth of generating a scenario); these helpers bui
 one on first use and hand the same object back after. What they draw is what the
 strategy built afresh draws.
 
-    integers(a, b)  texts(n)  sampled(options)  BOOLEANS
+    integers(a, b)  texts(n)  BOOLEANS   (sampled(options): harness.wire.faults.base, where the fault kinds use it)
     once(factory, **options)   any strategy factory, for options that can be keys
     Keyed(value)               plain data (a schema) as a key, by its repr
 """
@@ -31,12 +31,6 @@ def integers(low: int, high: int) -> SearchStrategy[int]:
 def texts(max_size: int) -> SearchStrategy[str]:
     """``st.text(max_size=max_size)``."""
     return st.text(max_size=max_size)
-
-
-@functools.cache
-def sampled(options: tuple[Any, ...]) -> SearchStrategy[Any]:
-    """``st.sampled_from(options)``."""
-    return st.sampled_from(options)
 
 
 def once(factory: Callable[..., SearchStrategy[Any]], **options: Any) -> SearchStrategy[Any]:

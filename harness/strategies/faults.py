@@ -19,11 +19,11 @@ from harness.oracle.retry import (
     requested_wait,
     status_is_retryable,
 )
-from harness.strategies.built import BOOLEANS, integers, once, sampled, texts
+from harness.strategies.built import BOOLEANS, integers, once, texts
 from harness.strategies.replies import plain_events
 from harness.wire.api_errors import API_ERRORS, api_error
 from harness.wire.clock import EPOCH_ORIGIN
-from harness.wire.faults.base import Fault, fault_kinds, kind_for
+from harness.wire.faults.base import Fault, fault_kinds, kind_for, sampled
 from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.faults.stall import Stall
 from harness.wire.plan import CLIENT_READ_TIMEOUT

@@ -12,9 +12,9 @@ import jiter
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from harness.strategies.built import BOOLEANS, integers, once, sampled, texts
+from harness.strategies.built import BOOLEANS, integers, once, texts
 from harness.strategies.tool_calls import ToolLike, tool_calls
-from harness.wire.faults.base import Fault, fault_kinds
+from harness.wire.faults.base import Fault, fault_kinds, sampled
 from harness.wire.planner import stream_events
 from harness.wire.replies import Reply
 

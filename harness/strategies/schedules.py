@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from harness.scenario.format.model import Interrupt, Turn
-from harness.strategies.built import integers, once, sampled
+from harness.strategies.built import integers, once
 from harness.strategies.faults import (
     GIVE_UP_RETRY_AFTER,
     fault_effect,
@@ -22,6 +22,7 @@ from harness.strategies.replies import END_REASONS, event_count, replies
 from harness.strategies.tool_calls import ToolLike
 from harness.wire.api_errors import api_error
 from harness.wire.faults import interrupt
+from harness.wire.faults.base import sampled
 from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.replies import Reply
 
