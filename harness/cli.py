@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cassette.arguments import add_cassette_commands
+from harness.scenario.frontends.process_end import end_without_final_collection
 from harness.scenario.frontends.shards import shard_option
 from harness.wire.errors import HarnessError
 
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     removed; anything unforeseen is one line naming the harness's own bug (exit 3)."""
     parser = _parser()
     args = parser.parse_args(argv)
+    end_without_final_collection()
     previous = _terminate_as_exit()
     try:
         _sweep_own_temporaries(args)

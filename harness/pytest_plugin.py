@@ -25,6 +25,7 @@ from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by
     cassette_workspace,
 )
 from harness.library.properties import PROFILE_NAMES
+from harness.scenario.frontends.process_end import end_without_final_collection
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -89,6 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption("--harness-properties"):
             config.args.append(str(library.PROPERTIES))
     cassette_fixtures.configure(config)
+    end_without_final_collection()
     from harness.scenario.frontends.pytest_schedule import PLUGIN_NAME, Schedule
 
     config.pluginmanager.register(Schedule(config), PLUGIN_NAME)

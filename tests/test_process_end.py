@@ -1,0 +1,56 @@
+"""A ``harness`` command and a pytest session end without Python's last walk over the
+live objects: at exit the garbage is collected (finalizers run), then what is alive is
+frozen. Each test watches from an exit handler registered first, so it runs last."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WATCH_THE_EXIT = (
+    "import atexit, gc, sys\n"
+    "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n"
+    "class Finalized:\n"
+    "    def __del__(self): print('garbage finalized')\n"
+    "def make_garbage():\n"
+    "    cycle = Finalized(); cycle.me = cycle  # a cycle no one reaches once this returns\n"
+)
+
+
+def _run_harness(*flags: str) -> subprocess.CompletedProcess[str]:
+    code = WATCH_THE_EXIT + (
+        "from harness.cli import main\n"
+        "code = main(['lint', 'scenarios/http/retry_after_ms.yaml'])\n"
+        "atexit.register(make_garbage)  # registered last: runs first, garbage just before the harness's own handler\n"
+        "sys.exit(code)\n"
+    )
+    return subprocess.run([sys.executable, *flags, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_a_harness_command_ends_with_its_objects_frozen() -> None:
+    done = _run_harness()
+    assert done.returncode == 0, done.stderr
+    assert "frozen at exit: True" in done.stdout
+
+
+def test_the_garbage_at_exit_is_still_finalized() -> None:
+    done = _run_harness()
+    assert done.stdout.index("garbage finalized") < done.stdout.index("frozen at exit")
+
+
+def test_development_mode_keeps_the_full_finalization() -> None:
+    done = _run_harness("-X", "dev")
+    assert done.returncode == 0, done.stderr
+    assert "frozen at exit: False" in done.stdout
+
+
+def test_a_pytest_session_ends_with_its_objects_frozen(tmp_path: Path) -> None:
+    (tmp_path / "conftest.py").write_text(WATCH_THE_EXIT)
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", str(tmp_path)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "frozen at exit: True" in done.stdout
