@@ -20,15 +20,16 @@ OUTPUT_KEPT = 64_000  # bytes of each stream kept, for the last line of a failur
 
 def run_stop_failure_hook(command: str, payload: dict[str, Any], *, cwd: Path, timeout: float) -> str | None:
     """Run ``command`` with ``payload`` on stdin; None when it succeeded, else why not."""
-    try:
-        process, mark = processes.start(
-            command, shell=True, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-    except OSError as error:
-        return f"the stop-failure hook could not run: {error}"
-    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-    stdout, stderr = Capture(process.stdout, OUTPUT_KEPT), Capture(process.stderr, OUTPUT_KEPT)
-    try:
+    mark, process = processes.new_mark(), None
+    try:  # from before the start: a Ctrl+C that lands at any point still kills the hook
+        try:
+            process = processes.start(
+                command, mark, shell=True, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+        except OSError as error:
+            return f"the stop-failure hook could not run: {error}"
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        stdout, stderr = Capture(process.stdout, OUTPUT_KEPT), Capture(process.stderr, OUTPUT_KEPT)
         try:
             process.stdin.write(json.dumps(payload).encode())
             process.stdin.close()

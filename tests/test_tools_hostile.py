@@ -24,7 +24,7 @@ import pytest
 from planted import harness_with, planted_copy
 
 from mini_agent.hooks import run_stop_failure_hook
-from mini_agent.tools import ToolRegistry, default_tools
+from mini_agent.tools import ToolRegistry, default_tools, processes
 from mini_agent.tools.processes import MARK_VARIABLE
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
@@ -158,6 +158,26 @@ def test_ctrl_c_during_bash_kills_setsid_grandchildren_too(tools: ToolRegistry, 
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
+    wait_past_the_late_write(tmp_path, "late.txt")
+    assert not (tmp_path / "late.txt").exists()
+
+
+@needs_proc
+def test_a_run_whose_popen_never_reached_the_tool_is_found_by_its_mark_and_reaped(tmp_path: Path) -> None:
+    """A Ctrl+C that lands while the command starts leaves the tool without its ``Popen``:
+    the command, its background child and its ``setsid``'d grandchild are found by the mark
+    alone, killed, and the command is reaped (no zombie left)."""
+    mark = processes.new_mark()
+    command = f"echo $$ > command.pid; {LATE_WRITER.format(name='late.txt')}sleep 30 & sleep 30"
+    started = processes.start(["bash", "-c", command], mark, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30  # a hang guard: the loop waits for the event
+    while not all((tmp_path / name).exists() for name in ("command.pid", "late.txt.pid")):
+        assert started.poll() is None and time.monotonic() < deadline, "the command ended, or hung, before it noted its ids"
+        time.sleep(0.01)
+    assert processes.kill_everything(None, mark) >= 3
+    assert marked_processes() == []
+    assert not Path(f"/proc/{started.pid}").exists()  # reaped: not even a zombie
+    started.wait()  # the Popen learns it is gone (its status was taken)
     wait_past_the_late_write(tmp_path, "late.txt")
     assert not (tmp_path / "late.txt").exists()
 

@@ -149,16 +149,18 @@ class Workbench:
         if not 0 < limit <= SHELL_TIME_MAX:
             raise ToolProblem(f"timeout_s must be above 0 and at most {SHELL_TIME_MAX:g}")
         tag = f"{os.getpid()}.{time.monotonic_ns()}"  # every process the command starts inherits it
-        proc = subprocess.Popen(["bash", "-c", args["cmd"]], cwd=self.root, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**os.environ, SHELL_TAG: tag})
-        self._live[proc] = tag
-        try:
+        proc = None
+        try:  # from before the start: a Ctrl+C that lands while the command starts finds it by its tag
+            proc = subprocess.Popen(["bash", "-c", args["cmd"]], cwd=self.root, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                    env={**os.environ, SHELL_TAG: tag})
+            self._live[proc] = tag
             output, finished = _collect(proc, time.monotonic() + limit)
         finally:  # timeout, Ctrl+C or done: nothing the command started survives it
             _kill_group(proc, tag)
-            self._live.pop(proc, None)
-            proc.stdout.close()
+            if proc is not None:
+                self._live.pop(proc, None)
+                proc.stdout.close()
         text = output.decode("utf-8", errors="replace").rstrip("\n")
         status = f"[exit status {proc.returncode}]" if finished else \
             f"[stopped after {limit:g}s without finishing; the command and its children were killed]"
@@ -186,22 +188,32 @@ def _collect(proc: subprocess.Popen[bytes], deadline: float, keep: int = 4_000_0
     return bytes(data), proc.poll() is not None
 
 
-def _kill_group(proc: subprocess.Popen[bytes], tag: str) -> None:
+def _kill_group(proc: subprocess.Popen[bytes] | None, tag: str) -> None:
     """Kill the command's process group, then anything still carrying its tag: a child
-    that moved to a session of its own (setsid) keeps the environment it was given."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    that moved to a session of its own (setsid) keeps the environment it was given.
+    ``proc`` None: the Popen never came back (a Ctrl+C while it started); the tag finds
+    the command too, and the processes of ours killed are reaped."""
+    if proc is not None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     wanted = f"{SHELL_TAG}={tag}".encode()
+    killed: set[int] = set()
     for _ in range(20):
         tagged = [int(p.name) for p in Path("/proc").glob("[0-9]*") if _has_tag(p, wanted)]
         for pid in tagged:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+        killed.update(tagged)
         if not tagged:
             break
-    proc.wait()
+    if proc is not None:
+        proc.wait()
+        return
+    for pid in killed:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def _has_tag(proc_dir: Path, wanted: bytes) -> bool:

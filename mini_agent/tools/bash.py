@@ -60,21 +60,24 @@ class Bash:
         timeout = min(float(args.get("timeout", self.default_timeout)), MAX_TIMEOUT)
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout:g}")
-        process, mark = processes.start(
-            ["bash", "-c", args["command"]],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        assert process.stdout is not None and process.stderr is not None
-        stdout = Capture(process.stdout, self.max_capture)
-        stderr = Capture(process.stderr, self.max_capture)
-        try:
-            process.wait(timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        mark, process = processes.new_mark(), None
+        try:  # from before the start: a Ctrl+C that lands at any point still kills the command
+            process = processes.start(
+                ["bash", "-c", args["command"]],
+                mark,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            assert process.stdout is not None and process.stderr is not None
+            stdout = Capture(process.stdout, self.max_capture)
+            stderr = Capture(process.stderr, self.max_capture)
+            try:
+                process.wait(timeout)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                timed_out = True
         finally:
             processes.kill_everything(process, mark)
         drained = time.monotonic() + DRAIN_GRACE

@@ -33,22 +33,31 @@ SETTLE = 0.005  # seconds for a fork under way to show in /proc
 PROC = Path("/proc")
 
 
-def start(args: Any, **options: Any) -> tuple[subprocess.Popen[bytes], str]:
-    """``subprocess.Popen`` in a new session with a fresh mark in its environment."""
-    mark = f"{os.getpid()}-{uuid.uuid4().hex}"
+def new_mark() -> str:
+    """A mark no other run carries: this process's id and a random part."""
+    return f"{os.getpid()}-{uuid.uuid4().hex}"
+
+
+def start(args: Any, mark: str, **options: Any) -> subprocess.Popen[bytes]:
+    """``subprocess.Popen`` in a new session with ``mark`` in its environment. Call it
+    inside the ``try`` whose ``finally`` calls ``kill_everything(process, mark)``, with
+    ``process`` None until it returns: a Ctrl+C that lands while the command starts
+    still finds it by its mark."""
     env = dict(options.pop("env", None) or os.environ)
     env[MARK_VARIABLE] = mark
-    return subprocess.Popen(args, start_new_session=True, env=env, **options), mark
+    return subprocess.Popen(args, start_new_session=True, env=env, **options)
 
 
-def kill_everything(process: subprocess.Popen[Any], mark: str) -> int:
+def kill_everything(process: subprocess.Popen[Any] | None, mark: str) -> int:
     """SIGKILL every process of the run (see the module docstring), then reap the
-    command itself; returns how many were killed."""
+    command itself; returns how many were killed. ``process`` None: the command's
+    ``Popen`` never reached the caller, and only its mark finds the run."""
+    leader = None if process is None else process.pid
     stopped: set[tuple[int, int]] = set()
     if PROC.is_dir():
         quiet = 0
         for _ in range(MAX_PASSES):  # stop them all first: a stopped process cannot fork
-            found = _members(process.pid, mark) - stopped
+            found = _members(leader, mark) - stopped
             _signal(found, signal.SIGSTOP)
             stopped |= found
             quiet = 0 if found else quiet + 1
@@ -57,8 +66,11 @@ def kill_everything(process: subprocess.Popen[Any], mark: str) -> int:
             if not found:
                 time.sleep(SETTLE)
         _signal(stopped, signal.SIGKILL)
-    _kill_group(process.pid)
-    process.wait()
+    if process is not None:
+        _kill_group(process.pid)
+        process.wait()
+    else:
+        _reap(stopped)
     return len(stopped)
 
 
@@ -77,14 +89,24 @@ def _kill_group(leader: int) -> None:
         pass
 
 
-def _members(leader: int, mark: str) -> set[tuple[int, int]]:
-    """(pid, start time) of the live processes of the run: by session, parent links or mark."""
+def _reap(killed: set[tuple[int, int]]) -> None:
+    """Wait for those of ``killed`` that are this process's children (no zombie is left)."""
+    for pid, _started in killed:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _members(leader: int | None, mark: str) -> set[tuple[int, int]]:
+    """(pid, start time) of the live processes of the run: by session, parent links or mark
+    (by mark alone without a leader)."""
     table = _process_table()
-    members = {pid for pid, (_, session, _) in table.items() if session == leader}
+    members = {pid for pid, (_, session, _) in table.items() if session == leader} if leader is not None else set()
     children: dict[int, list[int]] = {}
     for pid, (parent, _, _) in table.items():
         children.setdefault(parent, []).append(pid)
-    stack = [leader]
+    stack = [] if leader is None else [leader]
     while stack:
         for child in children.get(stack.pop(), []):
             if child not in members:
