@@ -8,11 +8,11 @@ started, as a SIGINT arriving inside ``Popen.__init__`` does."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
+from marked import carrying
 
 from examples.careful_agent.tools import SHELL_TAG, Workbench
 from mini_agent.hooks import run_stop_failure_hook
@@ -41,22 +41,6 @@ def interrupted_start(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     InterruptedPopen.started = []
     monkeypatch.setattr(subprocess, "Popen", InterruptedPopen)
     return InterruptedPopen.started
-
-
-def carrying(variable: str, separator: str) -> list[int]:
-    """Live (not zombie) processes whose environment has ``variable`` set to a value of this
-    process (its pid, then ``separator``)."""
-    prefix = f"{variable}={os.getpid()}{separator}".encode()
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            if entry.joinpath("stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                continue
-            if any(v.startswith(prefix) for v in entry.joinpath("environ").read_bytes().split(b"\0")):
-                found.append(int(entry.name))
-        except (OSError, IndexError):
-            continue
-    return found
 
 
 def gone(pid: int) -> bool:

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from marked import carrying
 from planted import harness_with, planted_copy
 
 from mini_agent.hooks import run_stop_failure_hook
@@ -65,17 +66,7 @@ def wait_for_death(pid: int, limit: float = 30.0) -> None:
 
 def marked_processes() -> list[int]:
     """Live processes carrying a run mark of this process's commands (none may outlive one)."""
-    prefix = f"{MARK_VARIABLE}={os.getpid()}-".encode()
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            if entry.joinpath("stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                continue
-            if any(v.startswith(prefix) for v in entry.joinpath("environ").read_bytes().split(b"\0")):
-                found.append(int(entry.name))
-        except (OSError, IndexError):
-            continue
-    return found
+    return carrying(MARK_VARIABLE, "-")
 
 
 # --- Read ----------------------------------------------------------------------------
