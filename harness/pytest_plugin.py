@@ -25,7 +25,10 @@ from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by
     cassette_workspace,
 )
 from harness.library.properties import PROFILE_NAMES
-from harness.scenario.frontends.process_end import end_without_final_collection
+from harness.scenario.frontends.process_end import (
+    end_without_final_collection,
+    freeze_what_is_left,
+)
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -123,6 +126,12 @@ def pytest_configure(config: pytest.Config) -> None:
         from harness.scenario.checks.golden import UPDATE_VARIABLE
 
         os.environ[UPDATE_VARIABLE] = "1"
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own collection for unraisable exceptions, which then has little to walk
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its process ends with this session
+        freeze_what_is_left()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -4,6 +4,7 @@ frozen. Each test watches from an exit handler registered first, so it runs last
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,27 @@ def test_a_pytest_session_ends_with_its_objects_frozen(tmp_path: Path) -> None:
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "frozen at exit: True" in done.stdout
+
+
+WATCH_THE_UNCONFIGURE = (
+    "import gc, os, pytest\n"
+    "@pytest.hookimpl(trylast=True)\n"
+    "def pytest_unconfigure(config):\n"
+    "    name = 'worker' if hasattr(config, 'workerinput') else 'main'\n"
+    "    with open(os.path.join(os.path.dirname(__file__), f'frozen-{name}.txt'), 'w') as f:\n"
+    "        f.write(str(gc.get_freeze_count() > 0))\n"
+)
+
+
+def test_an_xdist_worker_freezes_what_is_left_before_pytest_collects_at_its_end(tmp_path: Path) -> None:
+    """Done with its tests, a worker collects once and freezes: pytest's own collections at
+    its end then pass over little. The controller and a run without workers do not: their
+    process may go on (a session run in process)."""
+    (tmp_path / "conftest.py").write_text(WATCH_THE_UNCONFIGURE)
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "1",
+                           str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "frozen-worker.txt").read_text() == "True"
+    assert (tmp_path / "frozen-main.txt").read_text() == "False"

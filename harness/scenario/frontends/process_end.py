@@ -7,8 +7,10 @@ second before the process can end (a worker of ``pytest -n`` makes its controlle
 that long). At exit the garbage that exists is collected as before, finalizers and all;
 then the objects still alive are frozen (``gc.freeze``), so the interpreter's last
 collections pass over them and the operating system takes back their memory at once.
-Exit handlers registered before this one still run after it. Python's development mode
-(``-X dev``) keeps the full finalization, with every warning it would show.
+Exit handlers registered before this one still run after it. A pytest-xdist worker, whose
+process ends with its session, does the same once its tests are done, before pytest's own
+collections for unraisable exceptions, which then pass over little. Python's development
+mode (``-X dev``) keeps the full finalization, with every warning it would show.
 """
 
 from __future__ import annotations
@@ -24,6 +26,15 @@ def end_without_final_collection() -> None:
         return
     atexit.unregister(_collect_then_freeze)
     atexit.register(_collect_then_freeze)
+
+
+def freeze_what_is_left() -> None:
+    """For a process whose work is done but whose end still collects (a pytest-xdist
+    worker after its last test, before pytest looks for unraisable exceptions): collect
+    the garbage now, then freeze what is alive, so that the collections still to come pass
+    over only what is made after this."""
+    if not sys.flags.dev_mode:
+        _collect_then_freeze()
 
 
 def _collect_then_freeze() -> None:
