@@ -28,6 +28,7 @@ from harness.library.properties import PROFILE_NAMES
 from harness.scenario.frontends.process_end import (
     end_without_final_collection,
     freeze_what_is_left,
+    thaw_what_a_session_froze,
 )
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
@@ -93,6 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption("--harness-properties"):
             config.args.append(str(library.PROPERTIES))
     cassette_fixtures.configure(config)
+    thaw_what_a_session_froze()
     end_without_final_collection()
     from harness.scenario.frontends.pytest_schedule import PLUGIN_NAME, Schedule
 

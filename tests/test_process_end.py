@@ -79,3 +79,40 @@ def test_an_xdist_worker_freezes_what_is_left_before_pytest_collects_at_its_end(
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "frozen-worker.txt").read_text() == "True"
     assert (tmp_path / "frozen-main.txt").read_text() == "False"
+
+
+WATCH_THE_CONFIGURE = (
+    "import gc, os, pytest\n"
+    "@pytest.hookimpl(trylast=True)\n"
+    "def pytest_configure(config):\n"
+    "    if hasattr(config, 'workerinput'):\n"
+    "        with open(os.environ['SESSIONS_LOG'], 'a') as f:\n"
+    "            f.write(f'{os.getpid()} {gc.get_freeze_count()}\\n')\n"
+)
+
+
+def test_a_socket_server_that_runs_session_after_session_gets_back_what_the_last_froze(tmp_path: Path) -> None:
+    """execnet's socket server runs each session's worker in its own long-lived process: the
+    objects one session froze at its end go back to the collector when the next begins."""
+    project, log = tmp_path / "project", tmp_path / "sessions.log"
+    project.mkdir()
+    (tmp_path / "remote").mkdir()
+    (project / "conftest.py").write_text(WATCH_THE_CONFIGURE)
+    (project / "test_one.py").write_text("def test_one():\n    assert True\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")} | {"SESSIONS_LOG": str(log)}
+    server = subprocess.Popen([sys.executable, "-m", "execnet.script.socketserver", "127.0.0.1:0"], cwd=tmp_path,
+                              stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        port = server.stdout.readline().rstrip().rstrip(")").rsplit(" ", 1)[-1]  # type: ignore[union-attr]
+        for _ in range(2):
+            done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-d",
+                                   "--tx", f"socket=127.0.0.1:{port}//chdir={tmp_path / 'remote'}", f"--rsyncdir={project}",
+                                   str(project)], cwd=project, capture_output=True,
+                                  text=True, timeout=120, env=env)
+            assert done.returncode == 0, done.stdout + done.stderr
+    finally:
+        server.kill()
+        server.wait()
+    sessions = [line.split() for line in log.read_text().splitlines()]
+    assert len(sessions) == 2 and sessions[0][0] == sessions[1][0]  # one process, two sessions
+    assert sessions[1][1] == "0"  # what the first froze was given back before the second began

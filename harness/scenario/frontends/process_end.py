@@ -9,8 +9,10 @@ then the objects still alive are frozen (``gc.freeze``), so the interpreter's la
 collections pass over them and the operating system takes back their memory at once.
 Exit handlers registered before this one still run after it. A pytest-xdist worker, whose
 process ends with its session, does the same once its tests are done, before pytest's own
-collections for unraisable exceptions, which then pass over little. Python's development
-mode (``-X dev``) keeps the full finalization, with every warning it would show.
+collections for unraisable exceptions, which then pass over little; a process that outlives
+its sessions (an execnet socket server runs one after another) gives what the last one
+froze back to the collector when the next begins. Python's development mode (``-X dev``)
+keeps the full finalization, with every warning it would show.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ def end_without_final_collection() -> None:
     atexit.register(_collect_then_freeze)
 
 
+_FROZEN_BY_A_SESSION = {"now": False}
+
+
 def freeze_what_is_left() -> None:
     """For a process whose work is done but whose end still collects (a pytest-xdist
     worker after its last test, before pytest looks for unraisable exceptions): collect
@@ -35,6 +40,15 @@ def freeze_what_is_left() -> None:
     over only what is made after this."""
     if not sys.flags.dev_mode:
         _collect_then_freeze()
+        _FROZEN_BY_A_SESSION["now"] = True
+
+
+def thaw_what_a_session_froze() -> None:
+    """A new session in a process whose last session froze what it left: those objects go
+    back to the collector (nothing to do in a fresh process)."""
+    if _FROZEN_BY_A_SESSION["now"]:
+        gc.unfreeze()
+        _FROZEN_BY_A_SESSION["now"] = False
 
 
 def _collect_then_freeze() -> None:
