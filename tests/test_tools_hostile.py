@@ -159,16 +159,17 @@ def test_a_run_whose_popen_never_reached_the_tool_is_found_by_its_mark_and_reape
     the command, its background child and its ``setsid``'d grandchild are found by the mark
     alone, killed, and the command is reaped (no zombie left)."""
     mark = processes.new_mark()
-    command = f"echo $$ > command.pid; {LATE_WRITER.format(name='late.txt')}sleep 30 & sleep 30"
-    started = processes.start(["bash", "-c", command], mark, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30  # a hang guard: the loop waits for the event
-    while not all((tmp_path / name).exists() for name in ("command.pid", "late.txt.pid")):
-        assert started.poll() is None and time.monotonic() < deadline, "the command ended, or hung, before it noted its ids"
-        time.sleep(0.01)
+    command = (f"{LATE_WRITER.format(name='late.txt')}"
+               "while [ ! -e late.txt.pid ]; do sleep 0.01; done; echo ready; sleep 30 & sleep 30")  # says when all have started
+    started = processes.start(["bash", "-c", command], mark, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert started.stdout is not None
+    ready, _, _ = select.select([started.stdout], [], [], 30)  # waits for the event; 30 s only guards a hang
+    assert ready and started.stdout.readline() == b"ready\n", "the command ended, or hung, before its processes started"
     assert processes.kill_everything(None, mark) >= 3
     assert marked_processes() == []
     assert not Path(f"/proc/{started.pid}").exists()  # reaped: not even a zombie
     started.wait()  # the Popen learns it is gone (its status was taken)
+    started.stdout.close()
     wait_past_the_late_write(tmp_path, "late.txt")
     assert not (tmp_path / "late.txt").exists()
 
