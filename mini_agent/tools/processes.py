@@ -100,13 +100,13 @@ def _reap(killed: set[tuple[int, int]]) -> None:
 
 def _members(leader: int | None, mark: str) -> set[tuple[int, int]]:
     """(pid, start time) of the live processes of the run: by session, parent links or mark
-    (by mark alone without a leader)."""
+    (without a leader, no session or parent matches: by mark alone)."""
     table = _process_table()
-    members = {pid for pid, (_, session, _) in table.items() if session == leader} if leader is not None else set()
+    members = {pid for pid, (_, session, _) in table.items() if session == leader}
     children: dict[int, list[int]] = {}
     for pid, (parent, _, _) in table.items():
         children.setdefault(parent, []).append(pid)
-    stack = [] if leader is None else [leader]
+    stack = [leader]
     while stack:
         for child in children.get(stack.pop(), []):
             if child not in members:
