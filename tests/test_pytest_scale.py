@@ -5,6 +5,7 @@ workers over execnet's socket server on loopback."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ XDIST = ("-p", "xdist", "-p", "no:cacheprovider", "-p", "no:randomly")
 TESTS = "\n".join(f"def test_{name}():\n    pass\n" for name in "abcdef")
 ORDER_SPY = """
 import json
+import os
 
 def name(config):  # not $PYTEST_XDIST_WORKER: a run under an xdist worker inherits it
     return getattr(config, "workerinput", {}).get("workerid", "main")
@@ -133,3 +135,73 @@ def test_remote_workers_on_loopback_run_the_scenarios_as_one_process_does(pytest
     assert ran_on == {"[gw0]", "[gw1]"}
     for name in ("machine1", "machine2"):  # each worker ran from the copy sent to its own folder
         assert (tmp_path / name / project.name / "scenarios" / "hello_0.yaml").exists()
+
+
+LATE_WORKER = """
+import os
+from pathlib import Path
+
+from word import say, wait_for
+
+
+def pytest_collection_modifyitems(config, items):
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker == "gw0":  # finishes collecting only once the late worker waits for an item
+        wait_for("late-worker-waits")
+    if worker != "gw1":
+        return
+    seen = wait_for("an-item-ran", then=lambda: say("late-worker-waits"))
+    Path("late-worker-saw-an-item").write_text(str(seen))
+    if os.environ.get("LATE_WORKER_DIFFERS"):
+        del items[-1]
+"""
+WORD = """
+import os
+import select
+from pathlib import Path
+
+
+def say(name):
+    Path(name).write_text("yes")
+    try:
+        fifo = os.open(f"{name}.fifo", os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:  # nobody waits
+        return
+    os.write(fifo, b"!")
+    os.close(fifo)
+
+
+def wait_for(name, then=lambda: None):
+    \"\"\"True once another process said ``name`` (30 s at most, only if it never does).\"\"\"
+    fifo = os.open(f"{name}.fifo", os.O_RDWR | os.O_NONBLOCK)  # listening from here on: no word is lost
+    then()
+    return Path(name).exists() or bool(select.select([fifo], [], [], 30)[0])
+"""
+
+
+@pytest.fixture
+def late_worker(pytester: pytest.Pytester) -> pytest.Pytester:
+    """Six tests each saying it ran, and a conftest that holds worker gw1's collection until
+    one has (30 s at most) and gw0's until gw1 waits: only a run that starts before the
+    last collection is in gets past it at once."""
+    pytester.makepyfile(conftest=LATE_WORKER, word=WORD, test_items="from word import say\n" + "\n".join(
+        f"def test_{n}():\n    say('an-item-ran')\n" for n in "abcdef"))
+    for word in ("an-item-ran", "late-worker-waits"):
+        os.mkfifo(pytester.path / f"{word}.fifo")
+    return pytester
+
+
+def test_a_worker_starts_on_the_items_as_soon_as_its_own_collection_is_in(late_worker: pytest.Pytester) -> None:
+    known = durations(late_worker, {ids("e")[0]: 5.0} | dict.fromkeys(ids(*"abcdf"), 0.01))
+    late_worker.runpytest_subprocess(*XDIST, "-n", "2", known).assert_outcomes(passed=6)
+    assert (late_worker.path / "late-worker-saw-an-item").read_text() == "True"
+
+
+def test_a_late_worker_whose_collection_differs_gets_no_item_and_is_reported(late_worker: pytest.Pytester,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LATE_WORKER_DIFFERS", "1")
+    known = durations(late_worker, {ids("e")[0]: 5.0} | dict.fromkeys(ids(*"abcdf"), 0.01))
+    result = late_worker.runpytest_subprocess(*XDIST, "-n", "2", known, "-v")
+    result.assert_outcomes(passed=6, errors=1)
+    result.stdout.fnmatch_lines(["*Different tests were collected between gw0 and gw1*"])
+    assert not [line for line in result.outlines if "PASSED" in line and line.startswith("[gw1]")]

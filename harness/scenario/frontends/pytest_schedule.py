@@ -9,7 +9,9 @@ one machine's part of a run (``--harness-shard K/N``).
                controller reads the durations once and hands them to every worker, so all
                collect the same order; it hands items out one at a time
                (``--maxschedchunk 1`` unless given), so no long item waits behind another
-               on a busy worker while the other worker runs dry
+               on a busy worker while the other worker runs dry; and each worker starts as
+               soon as its own collection is in (``pytest_early_start``), not when the
+               slowest worker's is
     sharded    ``--harness-shard K/N``: the items of shard K of N (``shards``: dealt
                longest first, the same on every machine given the same durations); the
                rest are deselected
@@ -46,8 +48,20 @@ class Schedule:
         self.durations: dict[str, float] = json.loads(handed) if handed is not None else read_durations(self.path)
         self.measured: dict[str, float] = {}
         distributing = not self.worker and config.getoption("dist", "no") == "load" and config.getoption("tx", None)
-        if distributing and self.durations and config.getoption("maxschedchunk", None) is None:
+        self.ordered = bool(distributing and self.durations)
+        if self.ordered and config.getoption("maxschedchunk", None) is None:
             config.option.maxschedchunk = 1
+
+    @pytest.hookimpl(optionalhook=True, tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """pytest-xdist: ordered runs start each worker on its own collection."""
+        if not self.ordered:
+            return None
+        from harness.scenario.frontends.pytest_early_start import (
+            EarlyStartScheduling,  # xdist: only when it runs
+        )
+
+        return EarlyStartScheduling(config, log)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
