@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from marked import carrying
+from marked import carrying, ended
 from planted import harness_with, planted_copy
 
 from mini_agent.hooks import run_stop_failure_hook
@@ -53,15 +53,7 @@ def wait_past_the_late_write(folder: Path, name: str) -> None:
 
 def wait_for_death(pid: int, limit: float = 30.0) -> None:
     """Return once ``pid`` has ended (a zombie has), waiting on its pidfd."""
-    try:
-        handle = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return
-    try:
-        ready, _, _ = select.select([handle], [], [], limit)
-        assert ready, f"process {pid} still runs after {limit:g}s"
-    finally:
-        os.close(handle)
+    assert ended(pid, limit), f"process {pid} still runs after {limit:g}s"
 
 
 def marked_processes() -> list[int]:
