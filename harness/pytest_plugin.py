@@ -25,11 +25,7 @@ from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by
     cassette_workspace,
 )
 from harness.library.properties import PROFILE_NAMES
-from harness.scenario.frontends.process_end import (
-    end_without_final_collection,
-    freeze_what_is_left,
-    thaw_what_a_session_froze,
-)
+from harness.scenario.frontends.process_end import a_session_begins, a_session_ends
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -94,8 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption("--harness-properties"):
             config.args.append(str(library.PROPERTIES))
     cassette_fixtures.configure(config)
-    thaw_what_a_session_froze()
-    end_without_final_collection()
+    a_session_begins()
     from harness.scenario.frontends.pytest_schedule import PLUGIN_NAME, Schedule
 
     config.pluginmanager.register(Schedule(config), PLUGIN_NAME)
@@ -132,8 +127,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own collection for unraisable exceptions, which then has little to walk
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its process ends with this session
-        freeze_what_is_left()
+    a_session_ends(worker=hasattr(config, "workerinput"))  # a pytest-xdist worker's process ends with its session
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -67,18 +67,50 @@ WATCH_THE_UNCONFIGURE = (
 )
 
 
-def test_an_xdist_worker_freezes_what_is_left_before_pytest_collects_at_its_end(tmp_path: Path) -> None:
-    """Done with its tests, a worker collects once and freezes: pytest's own collections at
-    its end then pass over little. The controller and a run without workers do not: their
-    process may go on (a session run in process)."""
-    (tmp_path / "conftest.py").write_text(WATCH_THE_UNCONFIGURE)
-    (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "1",
-                           str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+def _pytest(tmp_path: Path, *args: str, program: tuple[str, ...] = ("-m", "pytest")) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, *program, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args, str(tmp_path)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")})
     assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def test_a_process_that_ends_with_its_session_freezes_what_is_left_before_pytest_collects(tmp_path: Path) -> None:
+    """Done with its tests, an xdist worker and pytest's own command (here the controller)
+    collect once and freeze: pytest's own collections at their end then pass over little."""
+    (tmp_path / "conftest.py").write_text(WATCH_THE_UNCONFIGURE)
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
+    _pytest(tmp_path, "-n", "1")
     assert (tmp_path / "frozen-worker.txt").read_text() == "True"
+    assert (tmp_path / "frozen-main.txt").read_text() == "True"
+
+
+def test_a_session_run_inside_a_program_leaves_its_process_as_it_was(tmp_path: Path) -> None:
+    """``pytest.main()`` inside a program that goes on: nothing is frozen."""
+    (tmp_path / "conftest.py").write_text(WATCH_THE_UNCONFIGURE)
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
+    program = "import sys, pytest; sys.exit(pytest.main(sys.argv[1:]))"
+    _pytest(tmp_path, program=("-c", program))
     assert (tmp_path / "frozen-main.txt").read_text() == "False"
+
+
+INNER_SESSION = """
+import gc
+import pytest
+
+
+def test_an_inner_session_leaves_the_outer_one_as_it_was(tmp_path):
+    (tmp_path / "test_inner.py").write_text("def test_inner():\\n    assert True\\n")
+    assert pytest.main(["-q", "-p", "no:cacheprovider", str(tmp_path)]) == 0
+    assert gc.get_freeze_count() == 0
+"""
+
+
+def test_a_session_inside_another_leaves_the_outer_process_as_it_was(tmp_path: Path) -> None:
+    """A session run inside a pytest command's session (pytester's way) ends before its
+    process does: only the outer one, at its own end, freezes."""
+    (tmp_path / "test_outer.py").write_text(INNER_SESSION)
+    assert "1 passed" in _pytest(tmp_path, "-p", "no:xdist").stdout
 
 
 WATCH_THE_CONFIGURE = (

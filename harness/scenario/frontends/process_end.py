@@ -7,11 +7,13 @@ second before the process can end (a worker of ``pytest -n`` makes its controlle
 that long). At exit the garbage that exists is collected as before, finalizers and all;
 then the objects still alive are frozen (``gc.freeze``), so the interpreter's last
 collections pass over them and the operating system takes back their memory at once.
-Exit handlers registered before this one still run after it. A pytest-xdist worker, whose
-process ends with its session, does the same once its tests are done, before pytest's own
-collections for unraisable exceptions, which then pass over little; a process that outlives
-its sessions (an execnet socket server runs one after another) gives what the last one
-froze back to the collector when the next begins. Python's development mode (``-X dev``)
+Exit handlers registered before this one still run after it. A process that ends with
+its pytest session (a pytest-xdist worker, or pytest's own command: ``pytest``,
+``python -m pytest``) does the same once its tests are done, before pytest's own
+collections for unraisable exceptions, which then pass over little; a session run inside
+a program (``pytest.main()``) or inside another session (pytester) leaves the process as
+it was; a process that outlives its sessions (an execnet socket server runs one after
+another) gives what the last one froze back to the collector when the next begins. Python's development mode (``-X dev``)
 keeps the full finalization, with every warning it would show.
 """
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 import atexit
 import gc
 import sys
+from pathlib import Path
 
 
 def end_without_final_collection() -> None:
@@ -31,11 +34,37 @@ def end_without_final_collection() -> None:
 
 
 _FROZEN_BY_A_SESSION = {"now": False}
+_OPEN_SESSIONS = {"count": 0}
+
+
+def a_session_begins() -> None:
+    """A pytest session is configured: what an earlier one froze goes back to the
+    collector, and this process will end without the final walk."""
+    thaw_what_a_session_froze()
+    _OPEN_SESSIONS["count"] += 1
+    end_without_final_collection()
+
+
+def a_session_ends(worker: bool) -> None:
+    """A pytest session is done with its tests: if it was the process's only session and
+    the process ends with it (a pytest-xdist worker, pytest's own command), freeze what
+    is left now (see ``freeze_what_is_left``)."""
+    _OPEN_SESSIONS["count"] = max(0, _OPEN_SESSIONS["count"] - 1)
+    if _OPEN_SESSIONS["count"] == 0 and (worker or pytest_is_the_program()):
+        freeze_what_is_left()
+
+
+def pytest_is_the_program() -> bool:
+    """True when this process is pytest's own command, which ends when its session does."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None:
+        return spec.name == "pytest.__main__"  # python -m pytest
+    return bool(sys.argv) and Path(sys.argv[0]).name in ("pytest", "py.test")
 
 
 def freeze_what_is_left() -> None:
-    """For a process whose work is done but whose end still collects (a pytest-xdist
-    worker after its last test, before pytest looks for unraisable exceptions): collect
+    """For a process whose work is done but whose end still collects (a pytest session's
+    process after its last test, before pytest looks for unraisable exceptions): collect
     the garbage now, then freeze what is alive, so that the collections still to come pass
     over only what is made after this."""
     if not sys.flags.dev_mode:
