@@ -17,7 +17,8 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[1]
 PRESSES_CTRL_C = '''\
 """mini_agent, but the user presses Ctrl+C while the second scenario is being set up
-(the file is loaded again for each scenario: the count is kept beside it)."""
+(the file is loaded again for each scenario: the count is kept beside it, one file a
+build, each made only if new, so that two workers building at once count apart)."""
 import json
 import os
 import signal
@@ -29,8 +30,13 @@ COUNT = Path(__file__).with_suffix(".count")
 
 
 def make_agent(ctx):
-    built = int(COUNT.read_text()) + 1 if COUNT.exists() else 1
-    COUNT.write_text(str(built))
+    built = 1
+    while True:
+        try:
+            os.close(os.open(f"{COUNT}.{built}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            break
+        except FileExistsError:
+            built += 1
     if built == 2:
         os.kill(os.getpid(), signal.SIGINT)
     return factory(ctx)
