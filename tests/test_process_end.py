@@ -51,10 +51,7 @@ def test_development_mode_keeps_the_full_finalization() -> None:
 def test_a_pytest_session_ends_with_its_objects_frozen(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text(WATCH_THE_EXIT)
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", str(tmp_path)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "frozen at exit: True" in done.stdout
+    assert "frozen at exit: True" in _pytest(tmp_path).stdout
 
 
 WATCH_THE_UNCONFIGURE = (

@@ -13,8 +13,9 @@ its pytest session (a pytest-xdist worker, or pytest's own command: ``pytest``,
 collections for unraisable exceptions, which then pass over little; a session run inside
 a program (``pytest.main()``) or inside another session (pytester) leaves the process as
 it was; a process that outlives its sessions (an execnet socket server runs one after
-another) gives what the last one froze back to the collector when the next begins. Python's development mode (``-X dev``)
-keeps the full finalization, with every warning it would show.
+another) gives what the last one froze back to the collector when the next begins.
+Python's development mode (``-X dev``) keeps the full finalization, with every warning
+it would show.
 """
 
 from __future__ import annotations
@@ -33,25 +34,28 @@ def end_without_final_collection() -> None:
     atexit.register(_collect_then_freeze)
 
 
-_FROZEN_BY_A_SESSION = {"now": False}
-_OPEN_SESSIONS = {"count": 0}
+_SESSIONS: dict[str, int] = {"open": 0, "froze": False}  # this process's pytest sessions: how many run, and whether one froze
 
 
 def a_session_begins() -> None:
     """A pytest session is configured: what an earlier one froze goes back to the
     collector, and this process will end without the final walk."""
-    thaw_what_a_session_froze()
-    _OPEN_SESSIONS["count"] += 1
+    if _SESSIONS["froze"]:
+        gc.unfreeze()
+        _SESSIONS["froze"] = False
+    _SESSIONS["open"] += 1
     end_without_final_collection()
 
 
 def a_session_ends(worker: bool) -> None:
     """A pytest session is done with its tests: if it was the process's only session and
-    the process ends with it (a pytest-xdist worker, pytest's own command), freeze what
-    is left now (see ``freeze_what_is_left``)."""
-    _OPEN_SESSIONS["count"] = max(0, _OPEN_SESSIONS["count"] - 1)
-    if _OPEN_SESSIONS["count"] == 0 and (worker or pytest_is_the_program()):
-        freeze_what_is_left()
+    the process ends with it (a pytest-xdist worker, pytest's own command), collect the
+    garbage now, before pytest looks for unraisable exceptions, then freeze what is
+    alive, so that the collections still to come pass over only what is made after this."""
+    _SESSIONS["open"] = max(0, _SESSIONS["open"] - 1)
+    if _SESSIONS["open"] == 0 and (worker or pytest_is_the_program()) and not sys.flags.dev_mode:
+        _collect_then_freeze()
+        _SESSIONS["froze"] = True
 
 
 def pytest_is_the_program() -> bool:
@@ -60,24 +64,6 @@ def pytest_is_the_program() -> bool:
     if spec is not None:
         return spec.name == "pytest.__main__"  # python -m pytest
     return bool(sys.argv) and Path(sys.argv[0]).name in ("pytest", "py.test")
-
-
-def freeze_what_is_left() -> None:
-    """For a process whose work is done but whose end still collects (a pytest session's
-    process after its last test, before pytest looks for unraisable exceptions): collect
-    the garbage now, then freeze what is alive, so that the collections still to come pass
-    over only what is made after this."""
-    if not sys.flags.dev_mode:
-        _collect_then_freeze()
-        _FROZEN_BY_A_SESSION["now"] = True
-
-
-def thaw_what_a_session_froze() -> None:
-    """A new session in a process whose last session froze what it left: those objects go
-    back to the collector (nothing to do in a fresh process)."""
-    if _FROZEN_BY_A_SESSION["now"]:
-        gc.unfreeze()
-        _FROZEN_BY_A_SESSION["now"] = False
 
 
 def _collect_then_freeze() -> None:

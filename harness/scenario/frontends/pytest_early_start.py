@@ -6,8 +6,8 @@ one often finishes a second after the other. xdist's load scheduling hands out n
 until the last collection arrives; this one takes the first collection as the run's and
 checks each later one against it when it arrives: a worker whose collection differs gets
 no item and its difference is reported as a collection error, as xdist reports it; the
-run ends only when every collection is in and checked. Used
-only where the harness orders the items (``harness.scenario.frontends.pytest_schedule``).
+run ends only when every collection is in and checked. Used only where the harness
+orders the items (``harness.scenario.frontends.pytest_schedule``).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class EarlyStartScheduling(LoadScheduling):
             self.pending[:] = range(len(self.collection))
             if self.maxschedchunk is None:
                 self.maxschedchunk = len(self.collection)
-        for node in list(self.node2collection):
+        for node in self.node2collection:
             self.check_schedule(node)
 
     def check_schedule(self, node: WorkerController, duration: float = 0) -> None:
