@@ -16,6 +16,7 @@ check saved conversations.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import signal
 import sys
@@ -39,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     removed; anything unforeseen is one line naming the harness's own bug (exit 3)."""
     parser = _parser()
     args = parser.parse_args(argv)
+    _escape_what_cannot_be_printed()
     end_without_final_collection()
     previous = _terminate_as_exit()
     try:
@@ -59,6 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _escape_what_cannot_be_printed() -> None:
+    """Text the terminal's encoding cannot hold (a lone surrogate a scenario wrote, a byte
+    a cassette kept) is printed escaped (``\\ud800``), never a crash of the command."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
 
 
 WRITTEN_FILES = ("cassette", "record", "html", "junit", "results", "durations")  # the options naming a file a command writes whole

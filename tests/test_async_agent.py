@@ -242,7 +242,7 @@ def test_an_agent_that_gives_up_leaves_replies_unused_and_that_is_reported(tmp_p
 
 
 class CommandRunner:
-    """Runs the one command the model asks for with asyncio's subprocesses. Ctrl+C
+    """Runs each command the model asks for with asyncio's subprocesses. Ctrl+C
     cancels the turn (as under ``asyncio.run``): it kills the command, answers the
     ``tool_use`` with an error, and then returns — or, with ``reraise``, lets the
     cancellation through as asyncio asks."""
@@ -258,26 +258,28 @@ class CommandRunner:
 
     async def run_turn(self, text: str) -> str:
         self.messages.append({"role": "user", "content": text})
-        message = await self.client.messages.create(model=MODEL, max_tokens=1024, tools=self.TOOLS, messages=self.messages)
-        self.messages.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in message.content]})
-        calls = [b for b in message.content if b.type == "tool_use"]
-        if not calls:
-            return message.content[0].text if message.content else ""
-        process = None
-        try:
-            process = await asyncio.create_subprocess_exec("bash", "-c", calls[0].input["command"], cwd=self.workspace)
-            await process.wait()
-        except asyncio.CancelledError:  # the command's kill -INT may come before the wait or during it
-            if process is not None and process.returncode is None:
-                process.kill()
+        while True:
+            message = await self.client.messages.create(model=MODEL, max_tokens=1024, tools=self.TOOLS, messages=self.messages)
+            self.messages.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in message.content]})
+            calls = [b for b in message.content if b.type == "tool_use"]
+            if not calls:
+                return message.content[0].text if message.content else ""
+            process = None
+            try:
+                process = await asyncio.create_subprocess_exec("bash", "-c", calls[0].input["command"], cwd=self.workspace)
                 await process.wait()
+            except asyncio.CancelledError:  # the command's kill -INT may come before the wait or during it
+                if process is not None and process.returncode is None:
+                    process.kill()
+                    await process.wait()
+                self.messages.append({"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": calls[0].id, "content": "Cancelled by Ctrl+C.", "is_error": True}]})
+                self.tidied += 1
+                if self.reraise:
+                    raise
+                return "Stopped."
             self.messages.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": calls[0].id, "content": "Cancelled by Ctrl+C.", "is_error": True}]})
-            self.tidied += 1
-            if self.reraise:
-                raise
-            return "Stopped."
-        raise AssertionError("the command should have been interrupted")
+                {"type": "tool_result", "tool_use_id": calls[0].id, "content": f"exit code {process.returncode}"}]})
 
 
 @pytest.mark.parametrize("reraise", [False, True], ids=["returns", "lets-the-cancellation-through"])
@@ -298,3 +300,47 @@ def test_ctrl_c_cancels_an_async_turn_as_asyncio_run_would(reraise: bool) -> Non
     assert outcome.passed, format_timeline(outcome)
     assert made[0].tidied == 1
     assert outcome.turns[0].cancelled is reraise and (outcome.turns[0].raised is not None) is reraise
+
+
+class LeavesAStreamOpen:
+    """Starts an async generator whose clean-up awaits (as an SDK stream's does) and drops
+    it between turns, as an agent drops a stream that Ctrl+C cut; starts a task that
+    would run for ever."""
+
+    def __init__(self) -> None:
+        self.tidied: list[str] = []
+        self.stream: object = None
+
+    async def chunks(self):  # noqa: ANN201 -- an async generator
+        try:
+            yield b"one"
+            yield b"two"
+        finally:
+            await asyncio.sleep(0)  # the clean-up goes on over more than one turn of the loop
+            await asyncio.sleep(0)
+            self.tidied.append("stream closed")
+
+    async def forever(self) -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.tidied.append("task cancelled")
+            raise
+
+    async def run_turn(self, text: str) -> None:
+        self.stream = self.chunks()
+        await self.stream.__anext__()  # type: ignore[attr-defined]
+        self.task = asyncio.get_running_loop().create_task(self.forever())
+
+
+def test_the_driver_ends_its_loop_as_asyncio_run_ends_a_program(caplog: pytest.LogCaptureFixture) -> None:
+    """A stream dropped between turns gets its clean-up run to the end, a task still
+    running is cancelled, and asyncio has nothing to complain about."""
+    from harness.agents.driver import TurnDriver
+
+    agent = LeavesAStreamOpen()
+    with caplog.at_level("WARNING", logger="asyncio"), TurnDriver() as driver:
+        driver.start(agent, "Hello")
+        agent.stream = None  # collected now: the loop schedules its aclose()
+    assert sorted(agent.tidied) == ["stream closed", "task cancelled"]
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []

@@ -53,12 +53,14 @@ def scenarios(tmp_path: Path) -> Path:
     return folder
 
 
-def test_run_on_a_passing_scenario_exits_0_with_a_summary_table(scenarios, capsys):
+def test_run_on_a_passing_scenario_exits_0_with_a_summary_table_and_its_timeline(scenarios, capsys):
     assert main(["run", str(scenarios / "passing.yaml")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["scenario", "result", "requests", "virtual", "s", "wall", "ms", "not", "checked"]
     assert out[1].split()[:4] == ["answer-after-overload", "pass", "3", "1.0"]  # 2 requests + the probe turn
-    assert out[2:] == ["1 passed, 0 failed"]
+    assert out[2:5] == ["1 passed, 0 failed", "", f"scenario answer-after-overload ({scenarios / 'passing.yaml'})"]
+    assert any("→ request 3: POST /v1/messages" in line for line in out[5:])  # one scenario run: its timeline
+    assert not any("✗" in line for line in out)
 
 
 def test_run_on_a_folder_with_a_failure_exits_1_and_prints_its_timeline(scenarios, capsys):

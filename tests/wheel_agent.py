@@ -91,13 +91,15 @@ class CatAgent:
             return f"no tool called {call['name']}", True
         if not isinstance(name, str):
             return "expected a text `filename`", True
-        target = (self.folder / name).resolve()
-        if not target.is_relative_to(self.folder.resolve()):
-            return "outside the folder", True
         try:
+            target = (self.folder / name).resolve()
+            if not target.is_relative_to(self.folder.resolve()):
+                return "outside the folder", True
             return target.read_text(errors="replace"), False
         except OSError as error:
             return f"{name}: {error.strerror}", True
+        except ValueError as error:  # a NUL byte in the name
+            return f"{name!r}: {error}", True
 
 
 def make(ctx):

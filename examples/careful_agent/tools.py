@@ -6,6 +6,7 @@ import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +69,8 @@ class Workbench:
 
     def __init__(self, root: Path, output_limit: int = OUTPUT_LIMIT) -> None:
         self.root, self.output_limit = Path(root), output_limit
-        self._live: dict[subprocess.Popen[bytes], str] = {}  # each running command and its tag
+        self._live: dict[str, subprocess.Popen[bytes] | None] = {}  # each command's tag, and its process once started
+        self._live_lock = threading.Lock()
         tools = [
             Tool("read_file", "Show the text of a file. Pass first_line/max_lines to see only part of it.",
                  {"path": ("string", True, "file path, relative to the project folder"),
@@ -113,8 +115,12 @@ class Workbench:
         return f"{head}[... {len(text) - len(head) - len(tail):,} characters left out ...]\n{tail}"
 
     def stop_all(self) -> None:
-        """Kill every command still running (an async turn was cancelled)."""
-        for proc, tag in list(self._live.items()):
+        """Kill every command still running, or still starting (an async turn was
+        cancelled while its tool ran in a thread); one that starts after this is killed
+        as soon as it has."""
+        with self._live_lock:
+            live, self._live = self._live, {}
+        for tag, proc in live.items():
             _kill_group(proc, tag)
 
     def _path(self, given: str) -> Path:
@@ -149,17 +155,21 @@ class Workbench:
         if not 0 < limit <= SHELL_TIME_MAX:
             raise ToolProblem(f"timeout_s must be above 0 and at most {SHELL_TIME_MAX:g}")
         tag = f"{os.getpid()}.{time.monotonic_ns()}"  # every process the command starts inherits it
+        self._live[tag] = None  # from before the start: a Ctrl+C that lands while the command starts finds it by its tag
         proc = None
-        try:  # from before the start: a Ctrl+C that lands while the command starts finds it by its tag
+        try:
             proc = subprocess.Popen(["bash", "-c", args["cmd"]], cwd=self.root, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
                                     env={**os.environ, SHELL_TAG: tag})
-            self._live[proc] = tag
-            output, finished = _collect(proc, time.monotonic() + limit)
+            with self._live_lock:
+                stopped = tag not in self._live  # stop_all came while it started
+                if not stopped:
+                    self._live[tag] = proc
+            output, finished = (b"", False) if stopped else _collect(proc, time.monotonic() + limit)
         finally:  # timeout, Ctrl+C or done: nothing the command started survives it
             _kill_group(proc, tag)
+            self._live.pop(tag, None)
             if proc is not None:
-                self._live.pop(proc, None)
                 proc.stdout.close()
         text = output.decode("utf-8", errors="replace").rstrip("\n")
         status = f"[exit status {proc.returncode}]" if finished else \

@@ -24,6 +24,8 @@ from typing import Any, Callable
 from harness.agents.context import AgentContext
 from harness.agents.loading import AgentSpecError
 
+CLOSING_ROUNDS = 3
+
 NEW_FORM = (
     "a factory takes one AgentContext and returns an object with run_turn(text), e.g. "
     "def make_agent(ctx): return MyAgent(ctx.client, ctx.clock, ctx.workspace)"
@@ -78,11 +80,20 @@ class TurnDriver:
         return self._loop
 
     def close(self) -> None:
-        """Close the event loop, if an async agent needed one."""
-        if self._loop is not None:
-            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
-            self._loop.close()
-            self._loop = None
+        """Close the event loop, if an async agent needed one, as ``asyncio.run`` ends a
+        program: the async generators closed, and so the clean-up of one dropped between
+        turns (an SDK stream cut by Ctrl+C: the loop schedules its ``aclose()`` when it is
+        collected); every other task still pending cancelled and awaited."""
+        loop, self._loop = self._loop, None
+        if loop is None:
+            return
+        try:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            for _ in range(CLOSING_ROUNDS):  # a task cancelled may drop a generator in turn
+                if not _end_tasks(loop):
+                    break
+        finally:
+            loop.close()
 
     def _complete(self, coroutine: Any) -> None:
         """Run one async turn to its end; the first Ctrl+C meanwhile cancels it (the handler
@@ -125,6 +136,20 @@ class TurnDriver:
                 yield self.loop.run_until_complete(events.__anext__())
             except StopAsyncIteration:
                 return
+
+
+def _end_tasks(loop: asyncio.AbstractEventLoop) -> bool:
+    """Await the generators' ``aclose()`` tasks to their end, as ``shutdown_asyncgens``
+    awaits those of the generators still alive; cancel and await every other task still
+    pending. False when none was."""
+    pending = asyncio.all_tasks(loop)
+    closing = {task for task in pending if type(task.get_coro()).__name__ == "async_generator_athrow"}
+    others = pending - closing
+    for task in others:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*closing, *others, return_exceptions=True))
+    return bool(pending)
 
 
 def _check_form(factory: Callable[..., Any], name: str) -> None:

@@ -247,7 +247,7 @@ def record_over_loopback(
     from harness.serve.server import FaultServer
 
     scenario = load_scenario(scenario_path)
-    clock = VirtualClock()
+    clock = VirtualClock.starting_now()
     replies = [r for turn in scenario.turns for r in turn.replies]
     responder = Responder(replies, clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL))
 

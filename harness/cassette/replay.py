@@ -123,7 +123,7 @@ def _replay(
     path: Path, interactions: Sequence[Mapping[str, Any]], lines: list[str], engine: str, match_on: str,
     workdir: Path, factory: AgentFactory | None, settings: Any, write: Callable[[str], object] | None, speed: float,
 ) -> ReplayResult:
-    clock = VirtualClock()
+    clock = VirtualClock.starting_now()
     transcript: list[str] = []
 
     def emit(text: str) -> None:

@@ -78,7 +78,7 @@ class CassetteSession:
         self.cwd = cwd
         self.workspace: Path | None = None  # where the agent's tools should run: ``cwd``, else a fresh folder
         self.blocks_network = block_network
-        self.clock = VirtualClock()  # the recorded pace runs on it (times ``speed``): nothing really waits
+        self.clock = VirtualClock.starting_now()  # the recorded pace runs on it (times ``speed``): nothing really waits
         self.speed = speed
         self.vcr_cassette: Any = None  # vcrpy's Cassette, when vcrpy is in use
         self.index: CassetteIndex | None = None

@@ -28,8 +28,9 @@ def json_result(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def summary_lines(records: list[dict[str, Any]], *, repeat_notes: Iterable[str] = ()) -> list[str]:
-    """The table, the notes, then each failure's timeline (``repeat_notes``: notes said
-    again under a failure they may explain)."""
+    """The table, the notes, then each failure's timeline, or the timeline of the one
+    scenario run whatever came of it (``repeat_notes``: notes said again under a failure
+    they may explain)."""
     repeat = set(repeat_notes)
     width = max((len(r["name"]) for r in records), default=10)
     lines = [f"{'scenario'.ljust(width)}  result  requests  virtual s  wall ms  not checked"]
@@ -47,7 +48,7 @@ def summary_lines(records: list[dict[str, Any]], *, repeat_notes: Iterable[str] 
     lines += [f"  not applicable: {r['name']}: {r['not_applicable']}" for r in records if r.get("not_applicable")]
     lines += [f"  note: {r['name']}: " + "; ".join(r["notes"]) for r in records if r["notes"] and r["result"] != "fail"]
     for r in records:
-        if r["result"] in ("fail", "broken"):
+        if r["result"] in ("fail", "broken") or (len(records) == 1 and r["timeline_text"]):
             lines.append("\n" + (r["timeline_text"] or "\n".join(p["text"] for p in r["problems"])))
             lines += [f"  ⚠ {note}" for note in r["notes"] if note in repeat]
     return lines

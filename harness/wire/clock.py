@@ -25,6 +25,15 @@ class VirtualClock:
     sleep_marks: list[int] = field(default_factory=list)
     marks: int = 0
 
+    @classmethod
+    def starting_now(cls) -> VirtualClock:
+        """A clock for a run an agent takes part in: its wall clock starts at the real time,
+        in whole seconds, so an HTTP date the agent is served (a ``retry-after``, a rate
+        limit's reset) means to the agent's own clock (``time.time()``, as the SDK reads
+        one) what it means to the run. A scenario writes its dates from ``EPOCH_ORIGIN``;
+        the fake API moves them by as much."""
+        return cls(wall_origin=float(int(time.time())))
+
     def now(self) -> float:
         """Seconds since the clock started."""
         return self.now_seconds

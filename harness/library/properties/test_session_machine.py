@@ -72,7 +72,7 @@ class AgentSession(RuleBasedStateMachine):
             settings={"max_retries": MAX_RETRIES, "retry_budget": BIG_BUDGET},
             workspace=WORKSPACE,
         )
-        self.responder = Responder(clock=VirtualClock())
+        self.responder = Responder(clock=VirtualClock.starting_now())
         transport = ScenarioTransport(self.responder)
         client, async_client = scenario_clients(transport)
         ctx = AgentContext(

@@ -4,7 +4,6 @@ replies per turn; the outcome holds everything that happened and every problem f
 from __future__ import annotations
 
 import tempfile
-import time
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -54,7 +53,7 @@ def run_scenario(
     ``agent`` names the agent under test: ``MODULE:FACTORY`` or the factory itself, which
     gets an ``AgentContext`` (see ``harness.agents.context``); by default mini_agent."""
     build = load_factory(agent) if isinstance(agent, str) else agent or load_factory(DEFAULT_AGENT)
-    clock = VirtualClock(wall_origin=float(int(time.time())))
+    clock = VirtualClock.starting_now()
     responder = Responder(clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL), threads=scenario.threads)
     if scenario.limits is not None:
         enforce(responder, scenario.limits)

@@ -29,7 +29,7 @@ class WireSession:
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self.clock = VirtualClock()
+        self.clock = VirtualClock.starting_now()
         self.responder = Responder(clock=self.clock, threads=scenario.threads)
         if scenario.limits is not None:
             enforce(self.responder, scenario.limits)
