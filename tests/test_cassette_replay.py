@@ -132,6 +132,18 @@ def test_lines_and_settings_are_read_from_the_recorded_requests(recordings):
     assert settings.model == "claude-opus-5-5" and settings.max_tokens == 8192 and settings.fallbacks is True
 
 
+def test_a_line_sent_as_text_blocks_is_a_line_too():
+    """An agent that marks its newest message for the cache sends its line as a text block."""
+    def request(*messages: dict) -> dict:
+        body = json.dumps({"model": "m", "max_tokens": 10, "messages": list(messages)})
+        return {"request": {"uri": "https://api.anthropic.com/v1/messages", "body": body}}
+
+    line = {"role": "user", "content": [{"type": "text", "text": "Hello", "cache_control": {"type": "ephemeral"}}]}
+    answer = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}
+    assert lines_from_cassette([request(line), request(line, answer, result)]) == ["Hello"]
+
+
 def test_the_network_is_blocked_during_a_replay():
     with block_network() as attempts, pytest.raises(NetworkBlocked):
         socket.create_connection(("127.0.0.1", 9), timeout=1)

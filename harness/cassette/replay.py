@@ -70,16 +70,29 @@ def request_bodies(interactions: Sequence[Mapping[str, Any]]) -> list[dict[str, 
 
 
 def lines_from_cassette(interactions: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The user's lines, one per turn: the plain-text user messages of the recorded
-    requests (mini_agent sends a line as a string, tool results as a list)."""
+    """The user's lines, one per turn: the user messages of the recorded requests that are
+    text alone, as a string (mini_agent) or as text blocks (an agent that marks its last
+    message for the cache), not tool results."""
     lines: list[str] = []
     for body in request_bodies(interactions):
         messages = body.get("messages")  # a recorded request may be one the API refused: any JSON
-        said = [m["content"] for m in messages if isinstance(m, dict) and m.get("role") == "user"
-                and isinstance(m.get("content"), str)] if isinstance(messages, list) else []
+        said = [line for m in messages if (line := _user_line(m)) is not None] if isinstance(messages, list) else []
         if len(said) > len(lines) and said[: len(lines)] == lines:
             lines = said
     return lines
+
+
+def _user_line(message: Any) -> str | None:
+    """The text a user message says, when it says nothing else (its text blocks joined by
+    a newline); None for an assistant message or tool results."""
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return "\n".join(str(b.get("text", "")) for b in content)
+    return None
 
 
 def replay_session(

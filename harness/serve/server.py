@@ -64,9 +64,22 @@ from harness.serve.sessions import DEFAULT_SESSION, session_of
 from harness.serve.socket_out import PlanSender
 from harness.wire.api_errors import error_body
 from harness.wire.http11 import Connection, Limits, Request
-from harness.wire.plan import WirePlan, harness_error_plan, json_plan
+from harness.wire.plan import (
+    CLIENT_READ_TIMEOUT,
+    WirePlan,
+    harness_error_plan,
+    json_plan,
+)
 
 __all__ = ["FaultServer", "ServerError"]
+UNDELIVERABLE_CTRL_C = (
+    "the scenario presses Ctrl+C while a reply streams, which reaches a client that reads the stream in the "
+    "harness's process; a client on a socket sees only a stream that ends early"
+)
+UNDELIVERABLE_SILENCE = (
+    f"the scenario keeps a client waiting longer than it reads ({CLIENT_READ_TIMEOUT:g} s), and this server serves "
+    "its waits at once (time scale 0, as the run's loopback socket does): the silence never reaches the client"
+)
 RETRY_COUNT_HEADER = "x-stainless-retry-count"  # the SDKs' count of their own retries of a request
 
 
@@ -210,6 +223,10 @@ class FaultServer(Listener):
             problems += [problem] if problem else []
             with self._lock:
                 responder.settle(pending)
+        if record.plan is not None and record.plan.ending == "interrupt":
+            responder.undeliverable = responder.undeliverable or UNDELIVERABLE_CTRL_C
+        if record.plan is not None and not self.time_scale and record.plan.longest_silence() > CLIENT_READ_TIMEOUT:
+            responder.undeliverable = responder.undeliverable or UNDELIVERABLE_SILENCE
         plan = record.plan
         assert plan is not None
         entry.streaming = record.streaming

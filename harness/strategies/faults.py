@@ -78,6 +78,18 @@ def fault_effect(reply: Reply, *, timeout: float = READ_TIMEOUT) -> Effect:
     return Effect(True)
 
 
+def parser_dependent(reply: Reply) -> bool:
+    """A failure only some clients see: tool-input JSON the SDK's partial parser gives up on,
+    in a stream that otherwise arrives whole. A client that reads the input once its block
+    stops, as the streaming docs say, may find it valid, or answer the call with an error
+    result as the docs advise for invalid JSON: how the turn goes on is the client's."""
+    calls = (reply.message or {}).get("tool_use") or []
+    calls = calls if isinstance(calls, list) else [calls]
+    return reply.error is None and reply.connection is None and not reply.faults and any(
+        isinstance(call, dict) and "json" in call for call in calls
+    )
+
+
 @functools.cache
 def _retry_headers() -> SearchStrategy[dict[str, str]]:
     seconds = st.integers(0, 10)

@@ -17,6 +17,7 @@ from harness.strategies.faults import (
     fault_effect,
     faults,
     http_errors,
+    parser_dependent,
 )
 from harness.strategies.replies import END_REASONS, event_count, replies
 from harness.strategies.tool_calls import ToolLike
@@ -173,11 +174,12 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
     served: list[Reply] = []
     positions: list[int] = []
     budget = 0.0
-    retried = cut = False
+    retried = cut = parser = False
     for faults_before, answer in zip(slots, answers):
         attempt, elapsed = 0, 0.0
         for fault in faults_before:
             served.append(fault)
+            parser = parser or parser_dependent(fault)  # mini_agent retries it (the SDK raises); another client may not
             effect = fault_effect(fault)
             attempt += 1
             elapsed += effect.seconds
@@ -191,7 +193,7 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
                     needs = tuple(n for n in before if n != "retries") + ("honours_max_retries",)
                 else:
                     needs = before + (() if _final_for_every_agent(fault) else ("gives_up_on_final_errors",))
-                return Schedule(tuple(served), len(served), "error", budget, tuple(positions), needs=needs)
+                return Schedule(tuple(served), len(served), "error", budget, tuple(positions), needs=_of_parser(needs, parser))
             retried = True
             elapsed += delay
             budget = max(budget, elapsed)
@@ -200,9 +202,15 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
         end = turn_end(answer)
         if end is not None:
             needs = (("retries",) if retried else ()) + (("continues_after_cut_tool_call",) if cut else ())
-            return Schedule(tuple(served), len(served), end, budget, tuple(positions), needs=needs)
+            return Schedule(tuple(served), len(served), end, budget, tuple(positions), needs=_of_parser(needs, parser))
         cut = cut or (answer.message or {}).get("stop_reason") == "max_tokens"  # a tool call cut short: the turn went on
     raise AssertionError("the last answer of a schedule must end the turn")
+
+
+def _of_parser(needs: tuple[str, ...], parser: bool) -> tuple[str, ...]:
+    """What the outcome hangs on: mini_agent's own way (it declares every policy) where a
+    fault only the SDK's parser makes was served (``faults.parser_dependent``)."""
+    return ("mini_agent",) if parser else needs
 
 
 def _final_for_every_agent(fault: Reply) -> bool:

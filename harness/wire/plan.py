@@ -46,6 +46,14 @@ class WirePlan:
         """Every byte that reaches the client."""
         return b"".join(self.chunks)
 
+    def longest_silence(self) -> float:
+        """The longest the client waits with nothing coming: before the status line,
+        between two chunks, in a stall; a connection that times out, for ever."""
+        if self.connection in ("connect_timeout", "read_timeout"):
+            return float("inf")
+        stall = self.stall_seconds if self.ending == "stall" else 0.0
+        return max([self.head_delay, stall, *self.delays])
+
 
 class NoJsonForm(HarnessError, ValueError):
     """A stream fault that a JSON body cannot carry (a request without ``stream``)."""

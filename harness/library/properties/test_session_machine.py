@@ -6,6 +6,7 @@ accepts, as the wire shows it. The agent is mini_agent unless ``--harness-agent`
 from __future__ import annotations
 
 import tempfile
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
@@ -34,6 +35,7 @@ from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.scenario.format.model import Scenario, Turn
 from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.run.found import replay_command, save_counterexample
+from harness.scenario.run.runner import SocketTime, loopback
 from harness.strategies import (
     BIG_BUDGET,
     INTERRUPTION_KINDS,
@@ -75,9 +77,11 @@ class AgentSession(RuleBasedStateMachine):
         self.responder = Responder(clock=VirtualClock.starting_now())
         transport = ScenarioTransport(self.responder)
         client, async_client = scenario_clients(transport)
+        self.servers = ExitStack()  # the loopback socket, for an agent that builds its own client on base_url
         ctx = AgentContext(
             client, async_client, workspace, self.responder.clock, TEST_API_KEY, self.scenario.settings,
             http_client=httpx2.Client(transport=transport),
+            start_loopback=loopback(self.responder, self.servers, SocketTime(self.responder.clock)),
         )
         self.driver = TurnDriver()
         self.agent = self.driver.build(load_factory(AGENT or DEFAULT_AGENT), ctx)
@@ -87,6 +91,7 @@ class AgentSession(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self.driver.close()
+        self.servers.close()
         self.folder.cleanup()
 
     # -- rules ------------------------------------------------------------------------

@@ -55,6 +55,7 @@ class Responder:
         self.problems: list[Problem] = []
         self.overrun: list[Problem] = []  # the problems that say a request came with no reply left
         self.stream_only: str | None = None  # a stream-only fault asked of a request without ``stream``
+        self.undeliverable: str | None = None  # a fault the way of serving cannot bring to the client (Ctrl+C on a socket)
         self.script = ScriptedReplies(replies, label)
         self.policies: list[Policy] = [
             NotJson(), Threads(supported=threads), *([OracleCheck()] if check_requests else []),
@@ -79,8 +80,9 @@ class Responder:
     def not_applicable(self) -> str | None:
         """Why the scenario does not apply to this client, when it does not: a reply it
         cannot meet (a tool it lacks), or a fault that exists only in a stream asked of a
-        request without ``stream``. Its problems then say nothing about the client."""
-        return self.script.not_applicable or self.stream_only
+        request without ``stream``, or one the way it is served cannot bring to it (a
+        Ctrl+C to a client on a socket). Its problems then say nothing about the client."""
+        return self.script.not_applicable or self.stream_only or self.undeliverable
 
     @property
     def tool_map(self) -> ToolMap:

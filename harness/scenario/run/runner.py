@@ -4,6 +4,7 @@ replies per turn; the outcome holds everything that happened and every problem f
 from __future__ import annotations
 
 import tempfile
+import time
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -55,8 +56,9 @@ def run_scenario(
     build = load_factory(agent) if isinstance(agent, str) else agent or load_factory(DEFAULT_AGENT)
     clock = VirtualClock.starting_now()
     responder = Responder(clock=clock, model=scenario.settings.get("model", DEFAULT_MODEL), threads=scenario.threads)
+    socket_time = SocketTime(clock)
     if scenario.limits is not None:
-        enforce(responder, scenario.limits)
+        enforce(responder, scenario.limits, now=socket_time.now, wall=socket_time.wall)
     transport = ScenarioTransport(responder)
     transcript: list[str] = []
 
@@ -76,7 +78,7 @@ def run_scenario(
             client, async_client, workspace, clock, TEST_API_KEY, scenario.settings,
             http_client=httpx2.Client(transport=transport),
             async_http_client=httpx2.AsyncClient(transport=AsyncScenarioTransport(responder)),
-            start_loopback=_loopback(responder, servers),
+            start_loopback=loopback(responder, servers, socket_time),
         )
         with TurnDriver() as driver:  # its event loop is closed before the workspace is read
             under_test = driver.build(build, ctx)
@@ -129,13 +131,45 @@ def _skipped(scenario: Scenario, name: str | None, why: str) -> Outcome:
     return Outcome(scenario, [], [], [], None, {}, "", None, agent_name=name, skipped=why)
 
 
-def _loopback(responder: Responder, servers: ExitStack) -> Callable[[], str]:
-    """Start, on first use, the socket server over the same responder."""
+SOCKET_MONOTONIC: Callable[[], float] = time.monotonic
+"""The real clock a client on the loopback socket lives by (a test may put its own here)."""
+
+
+class SocketTime:
+    """The run's time as its rate limits read it: the virtual clock, and once the loopback
+    socket serves, the real seconds since it began as well: a client there waits in real
+    time, and the buckets fill as it waits (``time_scale=0`` only spares the server's own
+    waits)."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        self.clock = clock
+        self.began: float | None = None
+
+    def begin(self) -> None:
+        self.began = SOCKET_MONOTONIC()
+
+    def real(self) -> float:
+        """Real seconds on the socket so far (0 before it serves)."""
+        return 0.0 if self.began is None else SOCKET_MONOTONIC() - self.began
+
+    def now(self) -> float:
+        return self.clock.now() + self.real()
+
+    def wall(self) -> float:
+        return self.clock.wall_origin + self.now()
+
+
+def loopback(responder: Responder, servers: ExitStack, socket_time: SocketTime) -> Callable[[], str]:
+    """``AgentContext.start_loopback``: start, on first use, the socket server over the
+    same responder (``servers`` closes it); from then on the rate limits' time runs in
+    real time too."""
     started: list[str] = []
 
     def start() -> str:
         if not started:
-            started.append(servers.enter_context(FaultServer(responder, time_scale=0)).url)
+            socket_time.begin()
+            server = FaultServer(responder, time_scale=0, monotonic=lambda: socket_time.real())
+            started.append(servers.enter_context(server).url)
         return started[0]
 
     return start
