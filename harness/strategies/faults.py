@@ -28,6 +28,7 @@ from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.faults.stall import Stall
 from harness.wire.plan import CLIENT_READ_TIMEOUT
 from harness.wire.replies import CONNECTION_FAULTS, Reply
+from harness.wire.sse_parse import tool_json_breaks
 
 GIVE_UP_RETRY_AFTER = "2600000"
 """Seconds (30 days, as a monthly spend cap may ask): over any budget a generated scenario
@@ -85,9 +86,9 @@ def parser_dependent(reply: Reply) -> bool:
     result as the docs advise for invalid JSON: how the turn goes on is the client's."""
     calls = (reply.message or {}).get("tool_use") or []
     calls = calls if isinstance(calls, list) else [calls]
-    return reply.error is None and reply.connection is None and not reply.faults and any(
-        isinstance(call, dict) and "json" in call for call in calls
-    )
+    if reply.error is not None or reply.connection is not None or reply.faults:
+        return False
+    return any(isinstance(call, dict) and "json" in call for call in calls) and tool_json_breaks(plain_events(reply))
 
 
 @functools.cache

@@ -14,6 +14,7 @@ from harness.scenario.format.model import Interrupt, Turn
 from harness.strategies.built import integers, once
 from harness.strategies.faults import (
     GIVE_UP_RETRY_AFTER,
+    failure_kinds,
     fault_effect,
     faults,
     http_errors,
@@ -149,7 +150,10 @@ def fault_schedules(
         target = draw(integers(0, rounds - 1))
         how = draw(sampled(("fatal", "too_many", "give_up")))
         need = 1 if how != "too_many" else max_retries + 1
-        retryable = [draw(faults(message=answers[target].message, retryable=True)) for _ in range(max(0, need - 1))]
+        # one retry too many: not with tool JSON only the SDK fails on, which another client may
+        # take as a whole answer and go on from, past the replies the schedule has
+        kinds = [kind for kind in failure_kinds() if kind != "bad_tool_json"] if how == "too_many" else None
+        retryable = [draw(faults(message=answers[target].message, retryable=True, kinds=kinds)) for _ in range(max(0, need - 1))]
         if how == "fatal":
             last = draw(faults(message=answers[target].message, retryable=False))
         elif how == "give_up":
@@ -157,7 +161,7 @@ def fault_schedules(
             if not fault_effect(last).retryable:
                 last = replace(last, error="overloaded")
         else:
-            last = draw(faults(message=answers[target].message, retryable=True))
+            last = draw(faults(message=answers[target].message, retryable=True, kinds=kinds))
         slots[target] = [*retryable, last]
     for index, answer in enumerate(answers):
         room = max(0, max_replies - rounds - sum(len(s) for s in slots))

@@ -7,7 +7,7 @@ from typing import Any
 
 from harness.agents.events import Notice
 from harness.scenario.checks.outcome import Outcome
-from harness.scenario.fake_api.served import failed
+from harness.scenario.fake_api.served import arrived_whole, failed
 from harness.wire.sse_parse import final_message
 
 OMITTED_THINKING = "(earlier reasoning omitted)"  # what mini_agent leaves when a fallback drops thinking
@@ -39,8 +39,8 @@ def no_partial_messages(outcome: Outcome) -> list[str]:
     """Every assistant message in the history is an answer that arrived whole: its
     tool_use ids and texts come from requests that did not fail."""
     complete: list[list[dict[str, Any]]] = [
-        final_message(r.plan.events)["content"] for r in outcome.requests if r.plan is not None and not failed(r) and r.plan.events
-    ]  # (a request whose tool JSON the SDK cannot parse counts as failed)
+        _blocks(r.plan.events) for r in outcome.requests if r.plan is not None and arrived_whole(r) and r.plan.events
+    ]  # (tool JSON the SDK's parser gives up on: a client that reads it at the block's end has the message)
     ids = {b["id"] for content in complete for b in content if b.get("type") == "tool_use"}
     texts = {b["text"].rstrip() for content in complete for b in content if b.get("type") == "text"}
     thoughts = {b["thinking"] for content in complete for b in content if b.get("type") == "thinking"}
@@ -58,6 +58,24 @@ def no_partial_messages(outcome: Outcome) -> list[str]:
             if partial:
                 problems.append(f"history: message {index} holds a {kind} block from no complete answer: {str(block)[:120]}")
     return problems
+
+
+def _blocks(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The content blocks of a whole answer; where a tool input does not parse, the blocks
+    as they started and their text (the ids and texts are what is compared)."""
+    try:
+        return final_message(events)["content"]
+    except ValueError:
+        blocks: dict[Any, dict[str, Any]] = {}
+        for event in events:
+            if event.get("type") == "content_block_start":
+                blocks[event.get("index")] = dict(event.get("content_block") or {})
+            elif event.get("type") == "content_block_delta" and event.get("index") in blocks:
+                delta, block = event.get("delta") or {}, blocks[event.get("index")]
+                for key in ("text", "thinking"):
+                    if delta.get("type") == f"{key}_delta":
+                        block[key] = block.get(key, "") + str(delta.get(key, ""))
+        return list(blocks.values())
 
 
 def mini_agent_shows_every_retry(outcome: Outcome) -> list[str]:

@@ -18,7 +18,7 @@ from harness.wire.plan import CLIENT_READ_TIMEOUT
 from harness.wire.planner import stream_events
 from harness.wire.replies import Reply
 from harness.wire.sse import encode_event
-from harness.wire.sse_parse import final_message, stream_breaks
+from harness.wire.sse_parse import final_message, out_of_order, stream_breaks
 
 
 def failed(request: Exchange) -> bool:
@@ -35,6 +35,22 @@ def failed(request: Exchange) -> bool:
     if request.stream_broken is None or request.stream_broken[0] is not plan:  # every check asks: read the stream once
         request.stream_broken = plan, stream_breaks(plan.events)
     return request.stream_broken[1]
+
+
+def arrived_whole(request: Exchange) -> bool:
+    """The request got its whole message on the wire: it did not fail, or it failed only
+    because the SDK's parser gave up on a tool input (every event in order, up to
+    ``message_stop``). A client that reads each input once its block stops, as the
+    streaming docs say, has the message, and answers a call whose input does not parse
+    with an error result, as the docs advise."""
+    if not failed(request):
+        return True
+    reply, plan = request.reply, request.plan
+    if request.violations or request.timed_out or reply is None or plan is None or not request.streaming:
+        return False
+    if plan.connection or plan.status != 200 or plan.ending != "complete" or any(f.breaks_message for f in reply.faults):
+        return False
+    return not out_of_order(plan.events)
 
 
 def fatal(request: Exchange) -> bool:

@@ -54,4 +54,4 @@ class BadData(EventFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault]:
         from hypothesis import strategies as st
 
-        return st.builds(cls, st.integers(0, len(events)))
+        return st.builds(cls, st.integers(0, max(0, len(events) - 1)))  # before message_stop: nothing comes after it

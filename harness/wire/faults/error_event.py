@@ -57,4 +57,5 @@ class ErrorEvent(EventFault):
         from hypothesis import strategies as st
 
         types = tuple(t for t in STREAM_ERROR_TYPES if keep is None or keep(cls(0, t)))
-        return st.builds(cls, st.integers(0, len(events)), sampled(types)) if types else None
+        last = max(0, len(events) - 1)  # before message_stop: the API says nothing after it
+        return st.builds(cls, st.integers(0, last), sampled(types)) if types else None
