@@ -6,6 +6,7 @@ docs advise); the faults drawn put nothing after ``message_stop``, as the API do
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,10 @@ from harness.strategies import Schedule, fault_schedules, replies
 from harness.strategies.faults import parser_dependent
 from harness.strategies.replies import plain_events
 from harness.wire.faults.bad_data import BadData
+from harness.wire.faults.cut import Cut
 from harness.wire.faults.error_event import ErrorEvent
+from harness.wire.planner import plan_reply
+from harness.wire.sse import encode_event
 
 QUIET = settings(database=None, max_examples=2_000, suppress_health_check=list(HealthCheck))
 
@@ -47,10 +51,15 @@ def test_a_schedule_without_it_foretells_what_its_policies_say() -> None:
 @given(st.data())
 @settings(database=None, max_examples=200, suppress_health_check=list(HealthCheck))
 def test_an_error_event_or_bad_data_comes_before_message_stop_as_the_api_sends_nothing_after_it(data: st.DataObject) -> None:
-    events = plain_events(data.draw(replies(final=True)))
+    reply = data.draw(replies(final=True))
+    events = plain_events(reply)
     for kind in (ErrorEvent, BadData):
         fault = data.draw(kind.strategy(events))
         assert fault is not None and fault.after_event < len(events)  # after_event k keeps events[:k]
+    cut = data.draw(Cut.strategy(events))
+    assert cut is not None
+    served = plan_reply(replace(reply, faults=(cut,)), streaming=True, request_id="r", message_id="msg_harness_000000", model="claude")
+    assert not served.body.endswith(encode_event(served.events[-1]))  # message_stop never whole
 
 
 class ReadsBlocksAtTheirEnd:
