@@ -70,7 +70,7 @@ def decode_events(body: bytes) -> list[dict]:
     return events
 
 
-def final_message(events: Iterable[Mapping[str, Any]]) -> dict:
+def final_message(events: Iterable[Mapping[str, Any]], *, strict_inputs: bool = True) -> dict:
     """The message that ``events`` add up to, as the API's non-streaming response.
 
     Accumulates as the SDK does: text, thinking and tool-input JSON are concatenated
@@ -79,15 +79,16 @@ def final_message(events: Iterable[Mapping[str, Any]]) -> dict:
     ``message_delta`` sets the stop fields and overwrites the usage counts it carries.
     Pings, error events and unknown events and deltas are ignored. The events are not
     modified. ValueError when they do not add up to a message (raw events may hold
-    anything: ``message: 3``, a delta without its text).
+    anything: ``message: 3``, a delta without its text), or, unless ``strict_inputs`` is
+    False, when a tool input does not parse (the block then keeps the input it started with).
     """
     try:
-        return _accumulate(events)
+        return _accumulate(events, strict_inputs)
     except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"events that do not add up to a message ({type(error).__name__}: {error})") from None
 
 
-def _accumulate(events: Iterable[Mapping[str, Any]]) -> dict:
+def _accumulate(events: Iterable[Mapping[str, Any]], strict_inputs: bool = True) -> dict:
     message: dict[str, Any] | None = None
     parts: dict[tuple[int, str], list[str]] = {}
     for event in events:
@@ -118,8 +119,12 @@ def _accumulate(events: Iterable[Mapping[str, Any]]) -> dict:
     for (index, key), pieces in parts.items():
         block = message["content"][index]
         if key == "input":
-            if any(pieces):
-                block["input"] = _parse_tool_input("".join(pieces), index)
+            try:
+                if any(pieces):
+                    block["input"] = _parse_tool_input("".join(pieces), index)
+            except ValueError:
+                if strict_inputs:
+                    raise
         else:
             block[key] = block.get(key, "") + "".join(pieces)
     return message

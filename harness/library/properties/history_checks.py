@@ -39,7 +39,8 @@ def no_partial_messages(outcome: Outcome) -> list[str]:
     """Every assistant message in the history is an answer that arrived whole: its
     tool_use ids and texts come from requests that did not fail."""
     complete: list[list[dict[str, Any]]] = [
-        _blocks(r.plan.events) for r in outcome.requests if r.plan is not None and arrived_whole(r) and r.plan.events
+        final_message(r.plan.events, strict_inputs=False)["content"]
+        for r in outcome.requests if r.plan is not None and arrived_whole(r) and r.plan.events
     ]  # (tool JSON the SDK's parser gives up on: a client that reads it at the block's end has the message)
     ids = {b["id"] for content in complete for b in content if b.get("type") == "tool_use"}
     texts = {b["text"].rstrip() for content in complete for b in content if b.get("type") == "text"}
@@ -58,24 +59,6 @@ def no_partial_messages(outcome: Outcome) -> list[str]:
             if partial:
                 problems.append(f"history: message {index} holds a {kind} block from no complete answer: {str(block)[:120]}")
     return problems
-
-
-def _blocks(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The content blocks of a whole answer; where a tool input does not parse, the blocks
-    as they started and their text (the ids and texts are what is compared)."""
-    try:
-        return final_message(events)["content"]
-    except ValueError:
-        blocks: dict[Any, dict[str, Any]] = {}
-        for event in events:
-            if event.get("type") == "content_block_start":
-                blocks[event.get("index")] = dict(event.get("content_block") or {})
-            elif event.get("type") == "content_block_delta" and event.get("index") in blocks:
-                delta, block = event.get("delta") or {}, blocks[event.get("index")]
-                for key in ("text", "thinking"):
-                    if delta.get("type") == f"{key}_delta":
-                        block[key] = block.get(key, "") + str(delta.get(key, ""))
-        return list(blocks.values())
 
 
 def mini_agent_shows_every_retry(outcome: Outcome) -> list[str]:

@@ -168,7 +168,7 @@ def loopback(responder: Responder, servers: ExitStack, socket_time: SocketTime) 
     def start() -> str:
         if not started:
             socket_time.begin()
-            server = FaultServer(responder, time_scale=0, monotonic=lambda: socket_time.real())
+            server = FaultServer(responder, time_scale=0, monotonic=socket_time.real)
             started.append(servers.enter_context(server).url)
         return started[0]
 

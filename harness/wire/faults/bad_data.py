@@ -13,6 +13,7 @@ from harness.wire.faults.base import (
     Fault,
     Hit,
     RawFrame,
+    before_message_stop,
     position,
     within,
 )
@@ -54,4 +55,4 @@ class BadData(EventFault):
     def strategy(cls, events: Sequence[dict], *, keep: Callable[[Fault], bool] | None = None) -> SearchStrategy[Fault]:
         from hypothesis import strategies as st
 
-        return st.builds(cls, st.integers(0, max(0, len(events) - 1)))  # before message_stop: nothing comes after it
+        return st.builds(cls, st.integers(0, before_message_stop(events)))

@@ -208,6 +208,13 @@ def sampled(options: tuple[Any, ...]) -> SearchStrategy[Any]:
     return st.sampled_from(options)
 
 
+def before_message_stop(events: Sequence[Any]) -> int:
+    """The last ``after_event`` a drawn fault may take so that ``message_stop`` (an answer's
+    last event) is not whole before it: the API sends nothing after it, and a client that
+    stops reading there would see a whole answer where the SDK, reading on, sees a failure."""
+    return max(0, len(events) - 1)
+
+
 class EventFault(Fault):
     """A fault that changes the events of a stream."""
 

@@ -18,6 +18,7 @@ from harness.wire.faults.base import (
     Fault,
     Hit,
     PositionError,
+    before_message_stop,
     event_number,
     position,
     setting,
@@ -123,12 +124,10 @@ def _cuts() -> Callable[..., SearchStrategy[Cut]]:
             if wide:
                 return cls(in_char=draw(st.integers(1, wide[-1])), how=how)
             where = "after_bytes"
-        # the connection drops before message_stop is whole: after it, a client that stops
-        # reading there has the whole answer, one that reads on (the SDK) an error
         if where == "after_event":
-            return cls(after_event=draw(st.integers(0, max(0, len(events) - 1))), how=how)
+            return cls(after_event=draw(st.integers(0, before_message_stop(events))), how=how)
         if where == "in_event":
             return cls(in_event=draw(st.integers(1, len(events))), how=how)
-        return cls(after_bytes=draw(st.integers(0, max(0, len(sse.encode_events(events)) - 1))), how=how)
+        return cls(after_bytes=draw(st.integers(0, max(0, len(sse.encode_events(events)) - 1))), how=how)  # message_stop never whole
 
     return cuts

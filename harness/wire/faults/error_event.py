@@ -13,6 +13,7 @@ from harness.wire.faults.base import (
     EventFault,
     Fault,
     Hit,
+    before_message_stop,
     position,
     sampled,
     setting,
@@ -57,5 +58,4 @@ class ErrorEvent(EventFault):
         from hypothesis import strategies as st
 
         types = tuple(t for t in STREAM_ERROR_TYPES if keep is None or keep(cls(0, t)))
-        last = max(0, len(events) - 1)  # before message_stop: the API says nothing after it
-        return st.builds(cls, st.integers(0, last), sampled(types)) if types else None
+        return st.builds(cls, st.integers(0, before_message_stop(events)), sampled(types)) if types else None
