@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import anthropic
+import httpx2
 import pytest
 
 from harness.agents.context import AgentContext
@@ -124,11 +125,15 @@ probe: false
 
 
 class OnTheSocket:
-    """Its own HTTP client on the loopback ``base_url``; on a 429 it waits the
-    ``retry-after`` on the socket's clock (the test's), then asks again."""
+    """Its own HTTP client on the loopback ``base_url``, on one connection; on a 429 it
+    waits the ``retry-after`` on the socket's clock (the test's), then asks again. The
+    server answers one connection's requests in order, so once a listing of the models
+    comes back on that connection the 429's answer is over as the server counts it, and
+    the wait begins after it, as a real one would."""
 
     def __init__(self, ctx: AgentContext) -> None:
-        self.client = anthropic.Anthropic(base_url=ctx.base_url, api_key=ctx.api_key, max_retries=0)
+        one_connection = httpx2.Client(limits=httpx2.Limits(max_connections=1))
+        self.client = anthropic.Anthropic(base_url=ctx.base_url, api_key=ctx.api_key, max_retries=0, http_client=one_connection)
         self.statuses: list[int] = []
 
     def run_turn(self, text: str) -> None:
@@ -139,6 +144,7 @@ class OnTheSocket:
                 return
             except anthropic.RateLimitError as error:
                 self.statuses.append(429)
+                self.client.models.list()
                 SOCKET_CLOCK[0] += float(error.response.headers["retry-after"])
 
 
