@@ -77,6 +77,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     cassette_fixtures.add_options(parser)
 
 
+def _runs_the_properties(args: list[str]) -> bool:
+    """Whether the session's arguments name the properties installed with the harness
+    (``--pyargs harness.library.properties``, their folder, a file or test in it)."""
+    from harness import library
+
+    for arg in args:
+        target = arg.split("::")[0]
+        if target == "harness.library.properties" or target.startswith("harness.library.properties."):
+            return True
+        try:
+            resolved = Path(target).resolve()
+        except (OSError, ValueError):
+            continue
+        if resolved == library.PROPERTIES or library.PROPERTIES in resolved.parents:
+            return True
+    return False
+
+
 @pytest.hookimpl(tryfirst=True)  # before hypothesis' plugin reads --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("hypothesis_profile", None) in PROFILE_NAMES:
@@ -89,6 +107,8 @@ def pytest_configure(config: pytest.Config) -> None:
             config.args.append(str(library.SCENARIOS))
         if config.getoption("--harness-properties"):
             config.args.append(str(library.PROPERTIES))
+    if _runs_the_properties(config.args):  # their profile in force before hypothesis' header names it
+        from harness.library.properties import profiles  # noqa: F401 -- registers the profiles, loads the run's
     cassette_fixtures.configure(config)
     a_session_begins()
     from harness.scenario.frontends.pytest_schedule import PLUGIN_NAME, Schedule

@@ -184,3 +184,16 @@ def test_hypothesis_own_option_chooses_a_harness_profile(tmp_path: Path) -> None
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "Stopped because settings.max_examples=20" in run.stdout
+
+
+@pytest.mark.parametrize(("target", "profile"), [
+    (["--pyargs", "harness.library.properties"], "ci"),
+    ([str(ROOT / "harness" / "library" / "properties" / "test_fault_schedules.py")], "thorough"),
+])
+def test_the_header_names_the_profile_the_properties_run_with(tmp_path: Path, target: list[str], profile: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "--co", "-p", "no:cacheprovider", *target],
+        cwd=tmp_path, env=os.environ | {"HYPOTHESIS_PROFILE": profile}, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert f"hypothesis profile {profile!r}" in run.stdout, run.stdout[:1500]

@@ -119,6 +119,13 @@ def test_harness_events_prints_numbered_events_offsets_and_where_the_cut_lands(c
     assert "turn 1, reply 2" not in out
 
 
+def test_harness_events_says_a_stream_that_ends_early_has_no_message_stop(capsys):
+    assert main(["events", "scenarios/stream/end_after_message_delta.yaml", "--turn", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "■ the stream ends cleanly after event 5, with no message_stop: 5 events" in out
+    assert out.count("■ the stream is complete:") == 1  # reply 2, whole
+
+
 def test_harness_events_lists_every_reply_of_every_turn(capsys):
     assert main(["events", "scenarios/http/overloaded_then_success.yaml"]) == 0
     out = capsys.readouterr().out

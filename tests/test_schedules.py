@@ -1,7 +1,9 @@
 """What a fault schedule foretells, and for whom: a failure only the SDK's JSON parser
 makes foretells mini_agent's way alone, since another client may read the same stream as
 a whole answer (and answer a call whose input does not parse with an error result, as the
-docs advise); the faults drawn put nothing after ``message_stop``, as the API does not."""
+docs advise); the faults drawn put nothing after ``message_stop``, as the API does not,
+and never end a stream with all but ``message_stop``, a whole message to a client that
+takes ``message_delta`` as its end."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from harness.strategies.faults import parser_dependent
 from harness.strategies.replies import plain_events
 from harness.wire.faults.bad_data import BadData
 from harness.wire.faults.cut import Cut
+from harness.wire.faults.end_early import EndEarly
 from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.planner import plan_reply
 from harness.wire.sse import encode_event
@@ -56,6 +59,8 @@ def test_an_error_event_or_bad_data_comes_before_message_stop_as_the_api_sends_n
     for kind in (ErrorEvent, BadData):
         fault = data.draw(kind.strategy(events))
         assert fault is not None and fault.after_event < len(events)  # after_event k keeps events[:k]
+    early = data.draw(EndEarly.strategy(events))
+    assert early is not None and early.after_event < len(events) - 1  # never all but message_stop: a whole message to some
     cut = data.draw(Cut.strategy(events))
     assert cut is not None
     served = plan_reply(replace(reply, faults=(cut,)), streaming=True, request_id="r", message_id="msg_harness_000000", model="claude")
@@ -122,3 +127,37 @@ def test_a_whole_answer_whose_tool_input_does_not_parse_may_stay_in_the_history_
     outcome = run_scenario(load_scenario(tmp_path / "s.yaml"), agent=ReadsBlocksAtTheirEnd)
     assert outcome.passed, format_timeline(outcome)
     assert no_partial_messages(outcome) == [] and tool_uses_answered_once(outcome) == []
+
+
+class TakesMessageDeltaAsTheEnd:
+    """Streams with the SDK's ``text_stream`` and takes ``get_final_message()``, which has
+    the message once message_delta has come; retries only what raises, and declares it."""
+
+    harness_policies = {"retries": 2, "retry_is_invisible": True}
+
+    def __init__(self, ctx: AgentContext) -> None:
+        self.client, self.sleep, self.history = ctx.client.with_options(max_retries=0), ctx.sleep, []
+
+    def run_turn(self, text: str) -> None:
+        self.history.append({"role": "user", "content": text})
+        for attempt in range(3):
+            try:
+                with self.client.messages.stream(model="claude-sonnet-4-5", max_tokens=256, messages=self.history) as stream:
+                    "".join(stream.text_stream)
+                    message = stream.get_final_message()
+            except Exception:  # noqa: BLE001 -- any broken answer is asked again
+                self.sleep(0.5 * 2 ** attempt)
+                continue
+            self.history.append({"role": "assistant", "content": [b.model_dump() for b in message.content]})
+            return
+        self.history.pop()
+
+
+def test_a_client_that_takes_message_delta_as_the_end_keeps_a_whole_message() -> None:
+    path = Path(__file__).resolve().parent.parent / "scenarios" / "stream" / "end_after_message_delta.yaml"
+    outcome = run_scenario(load_scenario(path), agent=TakesMessageDeltaAsTheEnd)
+    assert outcome.passed, format_timeline(outcome)
+    assert len(outcome.requests) == 2  # the answer taken, then the probe turn
+    assert no_partial_messages(outcome) == []
+    assert any("had come whole" in note for note in outcome.notes), outcome.notes
+    assert run_scenario(load_scenario(path)).passed  # mini_agent asks again: both readings pass

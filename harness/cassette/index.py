@@ -227,6 +227,11 @@ class _CassetteTransportBase:
         self.index = cassette if isinstance(cassette, CassetteIndex) else CassetteIndex(cassette, match_on=match_on, cwd=cwd)
 
     @property
+    def clock(self) -> VirtualClock | None:
+        """The replay's clock (an SDK client on this transport waits between retries on it)."""
+        return self.index.clock
+
+    @property
     def mismatches(self) -> list[ReplayMismatch]:
         return self.index.mismatches
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import socket
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Collection, Iterator
 
 from harness.wire.errors import HarnessError
 
@@ -19,18 +19,16 @@ class NetworkBlocked(HarnessError, RuntimeError):
     """A connection attempted while the network is blocked."""
 
 
-
-
-
 @contextmanager
-def block_network() -> Iterator[list[Any]]:
-    """While active, any TCP/UDP connect raises NetworkBlocked; yields the list of
-    addresses that were attempted (Unix sockets stay allowed)."""
+def block_network(allowed: Collection[tuple[str, int]] = ()) -> Iterator[list[Any]]:
+    """While active, any TCP/UDP connect raises NetworkBlocked, but to an address in
+    ``allowed`` (host, port: a replay's own loopback server; read at each connect); yields
+    the list of addresses that were attempted (Unix sockets stay allowed)."""
     attempts: list[Any] = []
     real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
 
     def refuse(sock: socket.socket, address: Any) -> None:
-        if sock.family in (socket.AF_INET, socket.AF_INET6):
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and tuple(address[:2]) not in allowed:
             attempts.append(address)
             raise NetworkBlocked(f"network access is blocked during replay (connect to {address})")
 

@@ -15,11 +15,17 @@ session; a streamed answer reaches the client whole once the upstream has finish
 (vcrpy reads a response whole before anyone sees it): a client's stream timeout must
 allow for the whole answer. The cassette keeps when each part of the upstream's answer
 came (``harness.cassette.timing``). An upstream that cannot be reached is answered 502.
+
+``harness record`` and ``harness replay`` start one on loopback for an agent that builds
+its own HTTP client (``AgentContext.base_url``, ``loopback_forwarder``): it forwards through
+the recording's or the replay's own transport, so such an agent's requests are recorded,
+replayed and matched as the SDK's are.
 """
 
 from __future__ import annotations
 
 import threading
+from contextlib import ExitStack
 from typing import Any, Callable
 
 import httpx2
@@ -39,19 +45,22 @@ UPSTREAM_TIMEOUT = httpx2.Timeout(600.0, connect=10.0)
 
 class RecordingProxy(Listener):
     """Forwards every request to ``upstream`` with one httpx2 client (which vcrpy records
-    while a cassette is in use) and answers with what came back."""
+    while a cassette is in use) and answers with what came back. ``transport`` is the
+    client's (default: a plain ``httpx2.HTTPTransport`` whose times ``stopwatch`` keeps; a
+    transport given is the caller's to watch)."""
 
     def __init__(
         self, upstream: str, *, host: str = "127.0.0.1", port: int = 0, log: Callable[[str], Any] | None = None,
-        limits: Limits = Limits(),
+        limits: Limits = Limits(), transport: httpx2.BaseTransport | None = None,
     ) -> None:
         super().__init__(host=host, port=port, limits=limits)
         self.upstream = upstream.rstrip("/")
         self.forwarded = 0
         self._log = log or (lambda line: None)
-        transport = httpx2.HTTPTransport()
         self.stopwatch = Stopwatch()  # when each answer's parts came, for the cassette (``make_vcr(stopwatch=…)``)
-        self.stopwatch.watch(transport)
+        if transport is None:
+            transport = httpx2.HTTPTransport()
+            self.stopwatch.watch(transport)
         self._client = httpx2.Client(timeout=UPSTREAM_TIMEOUT, transport=transport)
         self._one_at_a_time = threading.Lock()
 
@@ -83,3 +92,22 @@ class RecordingProxy(Listener):
     def send_plan(self, conn: Connection, plan: WirePlan) -> None:
         head = f"HTTP/1.1 {plan.status} Error\r\ncontent-type: application/json\r\ncontent-length: {len(plan.body)}\r\n"
         conn.sock.sendall(head.encode() + b"connection: close\r\n\r\n" + plan.body)
+
+
+def loopback_forwarder(
+    transport: httpx2.BaseTransport, upstream: str, servers: ExitStack, addresses: set[tuple[str, int]],
+) -> Callable[[], str]:
+    """``AgentContext.start_loopback`` for a recording or a replay: on first use, a proxy on
+    127.0.0.1 forwarding to ``upstream`` through ``transport`` (``servers`` stops it); its
+    address goes into ``addresses`` (what ``block_network`` lets through and vcrpy leaves
+    unrecorded: the hop to it is not the session's)."""
+    started: list[str] = []
+
+    def start() -> str:
+        if not started:
+            proxy = servers.enter_context(RecordingProxy(upstream, transport=transport))
+            addresses.add((proxy.host, proxy.port))
+            started.append(proxy.url)
+        return started[0]
+
+    return start

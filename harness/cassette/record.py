@@ -33,6 +33,7 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -45,11 +46,13 @@ from harness.agents.context import AgentContext
 from harness.agents.driver import TurnDriver
 from harness.agents.events import TurnEnd
 from harness.cassette.modes import RECORD_MODES
+from harness.cassette.proxy import loopback_forwarder
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber, replace_cwd
 from harness.cassette.timing import Stopwatch
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.cassette.vcr_setup import make_vcr
+from harness.scenario.fake_api.clients import sdk_waits_on_scenario_clocks
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import RealClock, VirtualClock
 from harness.wire.errors import HarnessError
@@ -147,16 +150,19 @@ def record_session(
             api_key = LOOPBACK_API_KEY  # another server may not check it; it is never written anyway
     workdir = Path(cwd).resolve()
     clock = clock or RealClock()
-    guard, async_guard, stopwatch = VcrGuard(), AsyncVcrGuard(), Stopwatch(clock.now)  # on virtual time: no times to keep
+    sdk_waits_on_scenario_clocks()  # on a virtual clock (a test's), the SDK's own retries wait on it
+    guard, async_guard = VcrGuard(clock=clock), AsyncVcrGuard(clock=clock)
+    stopwatch = Stopwatch(clock.now)  # on virtual time: no times to keep
     stopwatch.watch(guard.transport)
     stopwatch.watch(async_guard.transport)
     client = anthropic.Anthropic(api_key=api_key, base_url=base_url, http_client=anthropic.DefaultHttpxClient(transport=guard))
     async_client = anthropic.AsyncAnthropic(
         api_key=api_key, base_url=base_url, http_client=anthropic.DefaultAsyncHttpxClient(transport=async_guard)
     )
+    servers, proxies = ExitStack(), set[tuple[str, int]]()  # an agent on its own HTTP client (ctx.base_url): a loopback proxy
     ctx = AgentContext(
         client, async_client, workdir, clock, api_key, scenario_settings or {},
-        start_loopback=lambda: str(client.base_url).rstrip("/"),
+        start_loopback=loopback_forwarder(guard, str(client.base_url).rstrip("/"), servers, proxies),
     )
     transcript: list[str] = []
 
@@ -167,11 +173,14 @@ def record_session(
 
     before = _identity(path)
     scrubber = Scrubber(workdir)
-    recorder = make_vcr(record_mode=record_mode, match_on=match_on, scrubber=scrubber, max_age=max_age, stopwatch=stopwatch)
+    recorder = make_vcr(
+        record_mode=record_mode, match_on=match_on, scrubber=scrubber, max_age=max_age, stopwatch=stopwatch, unrecorded=proxies
+    )
     with TurnDriver() as driver:
         agent = driver.build(factory or _mini_agent(settings, model), ctx)
         with recorder.use_cassette(str(path)):
-            drive(agent, itertools.takewhile(lambda _: not scrubber.failures, lines), emit, driver)
+            with servers:
+                drive(agent, itertools.takewhile(lambda _: not scrubber.failures, lines), emit, driver)
             if scrubber.failures:
                 raise RedactionError(f"the recording stopped and nothing was written: {scrubber.failures[0]}")
             if guard.mismatches or async_guard.mismatches:

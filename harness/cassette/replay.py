@@ -32,11 +32,13 @@ from harness.cassette.index import (
     CassetteTransport,
 )
 from harness.cassette.network import NetworkBlocked, block_network
+from harness.cassette.proxy import loopback_forwarder
 from harness.cassette.record import drive
 from harness.cassette.scrub import replace_cwd
 from harness.cassette.session import ENGINES, REPLAY_API_KEY
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.cassette.vcr_setup import make_vcr
+from harness.scenario.fake_api.clients import sdk_waits_on_scenario_clocks
 from harness.scenario.format.sandbox import copy_into
 from harness.wire.cassette_file import load_cassette
 from harness.wire.clock import VirtualClock
@@ -148,27 +150,36 @@ def _replay(
         index = CassetteIndex(interactions, match_on=match_on, cwd=workdir, name=str(path), clock=clock, speed=speed)
         transport: Any = CassetteTransport(index)
     else:
-        transport = VcrGuard()
+        transport = VcrGuard(clock=clock)
     origin = _origin(interactions)
-    client = anthropic.Anthropic(
-        api_key=REPLAY_API_KEY, base_url=origin, max_retries=0, http_client=httpx2.Client(transport=transport)
-    )
-    async_transport: Any = AsyncCassetteTransport(transport.index) if engine == "harness" else AsyncVcrGuard()
+    sdk_waits_on_scenario_clocks()  # the clients keep the SDK's default retries, as recorded; their waits are virtual
+    client = anthropic.Anthropic(api_key=REPLAY_API_KEY, base_url=origin, http_client=httpx2.Client(transport=transport))
+    async_transport: Any = AsyncCassetteTransport(transport.index) if engine == "harness" else AsyncVcrGuard(clock=clock)
     async_client = anthropic.AsyncAnthropic(
-        api_key=REPLAY_API_KEY, base_url=origin, max_retries=0, http_client=httpx2.AsyncClient(transport=async_transport)
+        api_key=REPLAY_API_KEY, base_url=origin, http_client=httpx2.AsyncClient(transport=async_transport)
     )
-    ctx = AgentContext(client, async_client, workdir, clock, REPLAY_API_KEY, {})
-    with TurnDriver() as driver:
+    servers, allowed = ExitStack(), set[tuple[str, int]]()  # an agent on its own HTTP client (ctx.base_url): a loopback proxy
+    ctx = AgentContext(
+        client, async_client, workdir, clock, REPLAY_API_KEY, {},
+        start_loopback=loopback_forwarder(transport, origin, servers, allowed),
+    )
+    with TurnDriver() as driver, servers:
         agent = driver.build(factory or _mini_agent(interactions, settings), ctx)
-        with block_network() as attempts:
-            if engine == "harness":
-                drive(agent, lines, emit, driver, stop_on_interrupt=False)
-                requests, unused = len(transport.index.played), transport.unused
-            else:
-                with make_vcr(record_mode="none", match_on=match_on, cwd=workdir).use_cassette(str(path)) as played:
+        try:
+            with block_network(allowed) as attempts:
+                if engine == "harness":
                     drive(agent, lines, emit, driver, stop_on_interrupt=False)
-                requests = played.play_count
-                unused = [n + 1 for n in range(len(played.data)) if not played.play_counts[n]]
+                    requests, unused = len(transport.index.played), transport.unused
+                else:
+                    vcr = make_vcr(record_mode="none", match_on=match_on, cwd=workdir, unrecorded=allowed)
+                    with vcr.use_cassette(str(path)) as played:
+                        drive(agent, lines, emit, driver, stop_on_interrupt=False)
+                    requests = played.play_count
+                    unused = [n + 1 for n in range(len(played.data)) if not played.play_counts[n]]
+        except Exception as error:  # an agent that raises on the mismatch's 400: the mismatch is the news
+            if transport.mismatches or async_transport.mismatches:
+                raise (transport.mismatches + async_transport.mismatches)[0] from error
+            raise
     mismatches = transport.mismatches + async_transport.mismatches
     if mismatches:
         raise mismatches[0]

@@ -24,7 +24,8 @@ def _ssl_context() -> Any:
 
 
 class _GuardBase:
-    def __init__(self) -> None:
+    def __init__(self, clock: Any = None) -> None:
+        self.clock = clock  # a VirtualClock: an SDK client on this transport waits between retries on it
         self.mismatches: list[ReplayMismatch] = []
         self.requests = 0
         self.answered = 0  # requests that got a response, recorded or replayed
@@ -43,8 +44,8 @@ class VcrGuard(_GuardBase, httpx2.BaseTransport):
     """``httpx2.HTTPTransport`` (patched by vcrpy while a cassette is in use) whose
     "cannot play this request" becomes a ReplayMismatch with a body diff, answered as a 400."""
 
-    def __init__(self, transport: httpx2.BaseTransport | None = None) -> None:
-        super().__init__()
+    def __init__(self, transport: httpx2.BaseTransport | None = None, *, clock: Any = None) -> None:
+        super().__init__(clock)
         self.transport = transport or httpx2.HTTPTransport(verify=_ssl_context())
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -70,8 +71,8 @@ class VcrGuard(_GuardBase, httpx2.BaseTransport):
 class AsyncVcrGuard(_GuardBase, httpx2.AsyncBaseTransport):
     """The async twin of VcrGuard, over ``httpx2.AsyncHTTPTransport``."""
 
-    def __init__(self, transport: httpx2.AsyncBaseTransport | None = None) -> None:
-        super().__init__()
+    def __init__(self, transport: httpx2.AsyncBaseTransport | None = None, *, clock: Any = None) -> None:
+        super().__init__(clock)
         self.transport = transport or httpx2.AsyncHTTPTransport(verify=_ssl_context())
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from harness.cassette.age import METADATA_KEY, harness_version, stamp
 from harness.cassette.matching import same_body
@@ -194,6 +194,7 @@ def make_vcr(
     scrubber: Scrubber | None = None,
     max_age: Any = None,
     stopwatch: Stopwatch | None = None,
+    unrecorded: Collection[tuple[str, int]] | None = None,
 ) -> Any:
     """A ``vcr.VCR`` configured for Anthropic sessions (see the module docstring).
 
@@ -203,8 +204,16 @@ def make_vcr(
     (to read its ``failures``); by default a new one for ``cwd``. ``max_age``: written
     into the cassette's metadata (``7d``, ``12h`` …). ``stopwatch``: the one that timed
     the answers (``harness.cassette.timing``): each response keeps when its parts came.
+    ``unrecorded``: for a session with a loopback proxy (``harness.cassette.proxy``), the
+    (host, port) pairs whose requests vcrpy lets through unrecorded, read at each request
+    (the hop from an agent to the proxy, which records what it forwards); vcrpy then
+    patches httpx2 alone (the SDK's client and the proxy's): an agent on any other HTTP
+    library reaches the cassette through the proxy, and vcrpy's patch of http.client,
+    which puts every patch back while it sends, cannot let the proxy's forwarding in
+    another thread through unrecorded.
     """
     import vcr
+    from vcr.patch import PATCHER_NAMES
 
     if record_mode not in RECORD_MODES:
         raise ValueError(f"record mode {record_mode!r}: choose one of {', '.join(RECORD_MODES)}")
@@ -214,6 +223,8 @@ def make_vcr(
     stamper = Stamper(fresh=record_mode == "rewrite", max_age=max_age, scrub=scrubber.text)
 
     def before_record_request(request: Any) -> Any:
+        if unrecorded and (request.host, request.port) in unrecorded:
+            return None
         stamper.saw(request)
         return scrubber.request(request)
 
@@ -224,6 +235,7 @@ def make_vcr(
         before_record_response=scrubber.response if stopwatch is None else lambda r: scrubber.response(stopwatch.stamp(r)),
         record_on_exception=False,
         drop_unused_requests=record_mode == "rewrite",
+        skip_patchers=() if unrecorded is None else tuple(name for name in PATCHER_NAMES if name != "httpx2"),
     )
     recorder.register_matcher("harness_body", same_body)
     recorder.register_persister(AtomicPersister(stamper))

@@ -114,7 +114,9 @@ class Listener:
             except OSError:
                 pass
         deadline = time.monotonic() + 2.0
-        for thread in list(self._threads):
+        with self._lock:
+            threads = list(self._threads)
+        for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
         self._listener.close()
         self.closed()
@@ -148,9 +150,9 @@ class Listener:
 
     def _spawn(self, target: Callable[..., None], *args: Any) -> None:
         thread = threading.Thread(target=self._run, args=(target, *args), daemon=True)
-        with self._lock:
+        with self._lock:  # started under the lock: close() never sees a thread it cannot join yet
             self._threads.add(thread)
-        thread.start()
+            thread.start()
 
     def _run(self, target: Callable[..., None], *args: Any) -> None:
         try:

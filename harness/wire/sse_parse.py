@@ -160,6 +160,20 @@ def stream_breaks(events: list[dict]) -> bool:
     return out_of_order(events) or tool_json_breaks(events)
 
 
+def whole_but_message_stop(events: list[dict]) -> bool:
+    """Every event of a message but the closing ``message_stop``: in order, every block
+    stopped, and last the ``message_delta`` with the stop reason. The API always sends
+    message_stop after it, but it carries nothing: a client that takes message_delta as
+    the end (the SDK's ``text_stream`` and ``get_final_message()`` do) has the whole
+    message, and one that waits for message_stop asks again. Both are right."""
+    if not events or not isinstance(events[-1], dict) or events[-1].get("type") != "message_delta" or out_of_order(events):
+        return False
+    if not (events[-1].get("delta") or {}).get("stop_reason"):
+        return False
+    started = {e.get("index") for e in events if e.get("type") == "content_block_start"}
+    return started == {e.get("index") for e in events if e.get("type") == "content_block_stop"}
+
+
 def out_of_order(events: list[dict]) -> bool:
     """Whether an event comes before the event it builds on (the stream's documented order:
     ``message_start``, then each block's start, deltas and stop)."""

@@ -46,6 +46,7 @@ from harness.scenario.checks.limits import rate_limit_findings
 from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.checks.policies import unmet_policy
 from harness.scenario.checks.wire_view import (
+    answer_taken,
     kept_partial_text,
     retry_waits,
     tools_run_on_broken_input,
@@ -54,6 +55,7 @@ from harness.scenario.checks.wire_view import (
 from harness.scenario.fake_api.conversation import relation, resends
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.served import (
+    arrived_whole,
     failed,
     fatal,
     rejected_as_invalid,
@@ -96,7 +98,10 @@ def _turn_invariants(outcome: Outcome, turn: TurnResult, replies: Sequence[Reply
         rejected = f", {made - served} of them rejected as invalid" if made > served else ""
         text = f"{where} has {served + turn.unused_replies} replies but the agent made {made} request(s){rejected}"
         stop = _stopped_by_choice(turn.requests)
-        if stop is not None and unmet_policy(stop[0], outcome.policies, replies) is not None:
+        last = turn.requests[-1] if turn.requests else None
+        if last is not None and failed(last) and arrived_whole(last) and answer_taken(last, outcome.requests):
+            found.notes.append(f"{text}: it took the last answer, which had come whole for a client that reads it so, as final")
+        elif stop is not None and unmet_policy(stop[0], outcome.policies, replies) is not None:
             found.notes.append(f"{text}: {stop[1]}")
         else:
             problem(text)
@@ -128,8 +133,8 @@ def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:
 
 def run_invariants(requests: list[Exchange], *, policies: Mapping[str, Any]) -> Findings:
     """The checks over a whole run's requests: tools run on broken input, half-streamed
-    text kept (a note when a user message asks the model to go on, except for an agent
-    that declares ``retry_is_invisible``), unknown betas."""
+    text kept (a note when a user message follows it, as when an agent asks the model to
+    go on, except for an agent that declares ``retry_is_invisible``), unknown betas."""
     kept, resumed = kept_partial_text(requests)
     invisible = "retry_is_invisible" in policies
     found = Findings(problems=tools_run_on_broken_input(requests) + kept + (resumed if invisible else []))

@@ -18,6 +18,7 @@ from harness.scenario.fake_api.served import (
 )
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.problem import Kind, Problem
+from harness.wire.sse_parse import final_message
 
 END_NAMES = {"model_context_window_exceeded": "context_window"}
 
@@ -160,6 +161,32 @@ def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
     return END_NAMES.get(stop, stop)
 
 
+def answer_taken(request: Exchange, requests: list[Exchange]) -> bool:
+    """Whether a later request's history holds the message ``request`` got as one of its
+    assistant messages (for an answer that came whole to some clients only: the agent
+    took it as final)."""
+    if request.plan is None or not request.plan.events:
+        return False
+    try:
+        wanted = _blocks(final_message(request.plan.events, strict_inputs=False)["content"])
+    except ValueError:
+        return False
+    for later in requests:
+        messages = later.body.get("messages") if later.number > request.number and isinstance(later.body, dict) else None
+        for message in messages if isinstance(messages, list) else ():
+            if isinstance(message, dict) and message.get("role") == "assistant" and _blocks(message.get("content")) == wanted:
+                return True
+    return False
+
+
+def _blocks(content: Any) -> list[tuple[Any, str, Any]]:
+    """An assistant message's blocks as (type, text, tool_use id): what taking an answer keeps."""
+    if isinstance(content, str):
+        return [("text", content.strip(), None)]
+    blocks = content if isinstance(content, list) else []
+    return [(b.get("type"), str(b.get("text", "")).strip(), b.get("id")) for b in blocks if isinstance(b, dict)]
+
+
 def kept_partial_text(requests: list[Exchange]) -> tuple[list[Problem], list[Problem]]:
     """``(ending, resumed)``: a later request whose assistant message holds the text a
     broken stream had delivered, where no complete answer said the same. It is a problem
@@ -186,7 +213,7 @@ def kept_partial_text(requests: list[Exchange]) -> tuple[list[Problem], list[Pro
             if kept:
                 line = f"request {later.number} keeps the half-streamed text of request {broken.number}'s broken answer in its history"
                 if all(texts[t.strip()] for t in kept):
-                    resumed.append(_request_problem(later, f"{line}, then asks the model to go on in a user message: {kept[0][:80]!r}"))
+                    resumed.append(_request_problem(later, f"{line}, followed by a user message: {kept[0][:80]!r}"))
                 else:
                     ending.append(_request_problem(later, f"{line}: {kept[0][:80]!r}"))
                 break

@@ -4,9 +4,9 @@
 by itself, like mini_agent). ``scenario_clients`` hands out what a user's production
 client would be: the SDK's default ``max_retries``.
 
-Any SDK client whose HTTP client sends to a scenario's transport (these, and the ones an
-agent builds for itself on ``ctx.http_client``) waits between its own retries on that
-scenario's virtual clock. The SDK computes the wait as it always does
+Any SDK client whose HTTP client sends to a transport on a virtual clock (a scenario's:
+these, and the ones an agent builds for itself on ``ctx.http_client``; a replayed
+cassette's) waits between its own retries on that clock. The SDK computes the wait as it always does
 (``retry-after-ms``, ``retry-after``, its backoff and jitter); only the ``time.sleep`` /
 ``anyio.sleep`` at the end of ``_sleep_for_retry`` becomes the clock's sleep, so the waits
 show as sleeps in the timeline and nothing really waits. Clients on any other transport
@@ -113,6 +113,8 @@ def _defining(cls: type) -> type:
 
 
 def _scenario_clock(sdk_client: Any) -> VirtualClock | None:
-    """The clock of the scenario ``sdk_client`` sends to, if it sends to one."""
+    """The virtual clock of the transport ``sdk_client`` sends to (a scenario's, a
+    replay's), if it has one."""
     transport = getattr(getattr(sdk_client, "_client", None), "_transport", None)
-    return transport.clock if isinstance(transport, (ScenarioTransport, AsyncScenarioTransport)) else None
+    clock = getattr(transport, "clock", None)
+    return clock if isinstance(clock, VirtualClock) else None

@@ -12,13 +12,19 @@ from harness.oracle.retry import error_type_is_transient, status_is_retryable
 from harness.scenario.fake_api.exchange import Exchange
 from harness.wire.api_errors import api_error
 from harness.wire.faults.bad_data import BadData
+from harness.wire.faults.end_early import EndEarly
 from harness.wire.faults.error_event import ErrorEvent
 from harness.wire.faults.pace import Pace
 from harness.wire.plan import CLIENT_READ_TIMEOUT
 from harness.wire.planner import stream_events
 from harness.wire.replies import Reply
 from harness.wire.sse import encode_event
-from harness.wire.sse_parse import final_message, out_of_order, stream_breaks
+from harness.wire.sse_parse import (
+    final_message,
+    out_of_order,
+    stream_breaks,
+    whole_but_message_stop,
+)
 
 
 def failed(request: Exchange) -> bool:
@@ -39,18 +45,21 @@ def failed(request: Exchange) -> bool:
 
 def arrived_whole(request: Exchange) -> bool:
     """The request got its whole message on the wire: it did not fail, or it failed only
-    because the SDK's parser gave up on a tool input (every event in order, up to
-    ``message_stop``). A client that reads each input once its block stops, as the
-    streaming docs say, has the message, and answers a call whose input does not parse
-    with an error result, as the docs advise."""
+    for some clients: the SDK's parser gave up on a tool input (every event in order, up
+    to ``message_stop``), or the stream ended cleanly with everything but ``message_stop``
+    (``sse_parse.whole_but_message_stop``). A client that reads each input once its block
+    stops, as the streaming docs say, has the message, and answers a call whose input
+    does not parse with an error result, as the docs advise; one that takes
+    ``message_delta`` as the end has it too."""
     if not failed(request):
         return True
     reply, plan = request.reply, request.plan
     if request.violations or request.timed_out or reply is None or plan is None or not request.streaming:
         return False
-    if plan.connection or plan.status != 200 or plan.ending != "complete" or any(f.breaks_message for f in reply.faults):
+    ended_early = [f for f in reply.faults if f.breaks_message]
+    if plan.connection or plan.status != 200 or plan.ending != "complete" or any(type(f) is not EndEarly for f in ended_early):
         return False
-    return not out_of_order(plan.events)
+    return whole_but_message_stop(plan.events) if ended_early else not out_of_order(plan.events)
 
 
 def fatal(request: Exchange) -> bool:
@@ -117,9 +126,10 @@ def served_message(request: Exchange) -> dict[str, Any] | None:
 
 def delivered_texts(request: Exchange) -> list[str]:
     """The text a failed stream had delivered before it broke, one string per text block
-    (empty when nothing was): what an agent must not keep in its history."""
+    (empty when nothing was, or when the message had come whole for some clients,
+    ``arrived_whole``): what an agent must not keep in its history."""
     plan = request.plan
-    if plan is None or plan.connection is not None or not request.streaming or not failed(request):
+    if plan is None or plan.connection is not None or not request.streaming or not failed(request) or arrived_whole(request):
         return []
     texts: dict[int, str] = {}
     for event in _delivered_events(request):

@@ -10,6 +10,7 @@ from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.positions import ServedReply, serve, without_fault
 from harness.wire.errors import HarnessError
 from harness.wire.faults.drip import Drip
+from harness.wire.faults.end_early import EndEarly
 from harness.wire.faults.pace import Pace
 from harness.wire.plan import WirePlan
 
@@ -91,6 +92,9 @@ def _ending(served: ServedReply) -> str:
     of = f"{len(frames)} events, {served.size} bytes"
     drip = served.reply.fault(Drip)
     dripping = f"; sent in {drip.chunk}-byte chunks {drip.delay:g}s apart" if drip else ""
+    early = served.reply.fault(EndEarly)
+    if plan.ending == "complete" and early is not None:
+        return f"  ■ the stream ends cleanly after event {whole}, with no message_stop: {of}{dripping}"
     if plan.ending == "complete":
         return f"  ■ the stream is complete: {of}{dripping}"
     if plan.ending in ("fin", "rst"):
