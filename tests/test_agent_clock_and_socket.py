@@ -227,6 +227,6 @@ turns:
 def test_a_silence_the_loopback_socket_serves_at_once_makes_the_scenario_not_applicable(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(SILENT)
     outcome = run_scenario(load_scenario(tmp_path / "s.yaml"), agent=StreamsOnTheSocket)
-    assert outcome.not_applicable is not None and "longer than it reads" in outcome.not_applicable, format_timeline(outcome)
+    assert outcome.not_applicable is not None and "as long as it reads" in outcome.not_applicable, format_timeline(outcome)
     in_process = run_scenario(load_scenario(tmp_path / "s.yaml"), agent=SdkRetries)  # on the virtual clock the wait is served
     assert in_process.not_applicable is None

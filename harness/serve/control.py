@@ -17,7 +17,9 @@ A control request names its session as ``/v1/messages`` requests do — the URL
 the journal without one lists every session. ``verify`` checks the session's requests with
 the scenario checks (``harness.scenario.checks``: the invariants every run must satisfy, on
 the real arrival times, and the ``expect`` given, for the whole session or for ``turn``);
-keys that need an agent's own events are listed as not checked.
+keys that need an agent's own events are listed as not checked. A session whose clients
+could not meet its scenario (a tool they lack, a stream fault for a client that does not
+stream) answers 200 with ``not_applicable`` and the reason, never a failure.
 """
 
 from __future__ import annotations
@@ -146,6 +148,11 @@ class Control:
             "problems": [_problem(p, "", "") for p in failing], "notes": found.notes if found else [],
             "not_checked": outcome.not_checked,
         }
+        unmeetable = responder.not_applicable if responder is not None else None
+        if unmeetable is not None:  # never a failure: what the clients could not meet is not judged
+            verdict.update(passed=None, problems=[], not_applicable=unmeetable,
+                           not_checked=[*outcome.not_checked, *(f"{_problem(p, '', '')['text']} (not applicable)" for p in failing)])
+            return _json(200, verdict, entry, f"not applicable: {unmeetable}")
         return _json(200 if not failing else 422, verdict, entry, "verified" if not failing else f"{len(failing)} problem(s)")
 
 

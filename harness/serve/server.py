@@ -77,7 +77,7 @@ UNDELIVERABLE_CTRL_C = (
     "harness's process; a client on a socket sees only a stream that ends early"
 )
 UNDELIVERABLE_SILENCE = (
-    f"the scenario keeps a client waiting longer than it reads ({CLIENT_READ_TIMEOUT:g} s), and this server serves "
+    f"the scenario keeps a client waiting as long as it reads ({CLIENT_READ_TIMEOUT:g} s) or longer, and this server serves "
     "its waits at once (time scale 0, as the run's loopback socket does): the silence never reaches the client"
 )
 RETRY_COUNT_HEADER = "x-stainless-retry-count"  # the SDKs' count of their own retries of a request
@@ -225,7 +225,7 @@ class FaultServer(Listener):
                 responder.settle(pending)
         if record.plan is not None and record.plan.ending == "interrupt":
             responder.undeliverable = responder.undeliverable or UNDELIVERABLE_CTRL_C
-        if record.plan is not None and not self.time_scale and record.plan.longest_silence() > CLIENT_READ_TIMEOUT:
+        if record.plan is not None and not self.time_scale and record.plan.longest_silence() >= CLIENT_READ_TIMEOUT:
             responder.undeliverable = responder.undeliverable or UNDELIVERABLE_SILENCE
         plan = record.plan
         assert plan is not None

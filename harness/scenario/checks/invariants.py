@@ -168,7 +168,7 @@ def wire_invariants(
                     problem(f"request {after.number} resends request {before.number}, which the API rejected as invalid", after)
             elif _stops_the_turn(before):
                 problem(f"request {after.number} was sent after {_why_final(before)} on request {before.number}", after)
-            else:
+            elif kind != "follow-up":  # a follow-up is a new line: on a socket, the next turn
                 found.notes.append(f"{where}: request {after.number} tries again after the non-retryable failure of request {before.number}")
         if not failed(before) or rejected_as_invalid(before):  # after a 400, changing the request is the fix
             attempts = 1

@@ -1,0 +1,143 @@
+"""``harness serve`` judges a client that is not mini_agent as any agent is judged in
+process: a turn is known by its user line, whatever replies an earlier turn left unused;
+a follow-up after a 401 is the next turn, not a second try; what ``--check`` does not
+check is said; a scenario of mini_agent's own is not held against another client; a
+silence as long as a client reads is not applicable at time scale 0; ``verify`` says
+"not applicable" where the clients cannot meet the scenario."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx2
+
+from harness.scenario.format.loader import load_scenario
+from harness.serve.report import build_server, check_served
+
+
+def serve(tmp_path: Path, text: str):
+    path = tmp_path / "served.yaml"
+    path.write_text(text, encoding="utf-8")
+    scenario = load_scenario(path)
+    return scenario, build_server(scenario, host="127.0.0.1", port=0, time_scale=0, log=None, log_path=None)
+
+
+def body(*lines: str, stream: bool = False) -> str:
+    """A conversation of user lines, each answered "ok" but the last."""
+    messages: list = []
+    for line in lines:
+        messages += [{"role": "user", "content": line}, {"role": "assistant", "content": "ok"}]
+    return json.dumps({"model": "claude-opus-5-5", "max_tokens": 64, "messages": messages[:-1], "stream": stream})
+
+
+def post(http: httpx2.Client, content: str, path: str = "/v1/messages") -> httpx2.Response:
+    return http.post(path, content=content, headers={"content-type": "application/json"})
+
+
+TWO_TURNS = """\
+name: two-turns
+about: A broken stream the client does not retry, then a second turn that expects one request.
+turns:
+  - user: Hello
+    replies:
+      - text: Hello there.
+        end_early: 2
+      - text: Hello there.
+    expect:
+      policies:
+        retries: {requests: 2}
+  - user: Bye
+    replies:
+      - text: Bye.
+    expect: {requests: 1, end: end_turn}
+"""
+
+
+def test_a_turn_is_known_by_its_user_line_whatever_an_earlier_turn_left_unused(tmp_path: Path) -> None:
+    scenario, server = serve(tmp_path, TWO_TURNS)
+    with server, httpx2.Client(base_url=server.url) as http:
+        post(http, body("Hello", stream=True))  # ends early; this client gives up on it
+        post(http, body("Hello", "Bye"))  # served the spare reply of turn 1: the queue is one
+    report = check_served(scenario, server)
+    assert report.problems == [], report.problems
+    assert any("turn 1: expect.policies.retries.requests not checked" in note for note in report.notes), report.notes
+    assert any("not checked by --check" in note and note.endswith(": turn 2 expect.end") for note in report.notes), report.notes
+
+
+def test_a_follow_up_after_a_401_is_the_next_turn_not_a_second_try(tmp_path: Path) -> None:
+    scenario, server = serve(tmp_path, """\
+name: two-401s
+about: Each turn fails on a bad key.
+turns:
+  - user: Hello
+    replies: [{error: authentication}]
+  - user: Again
+    replies: [{error: authentication}]
+""")
+    with server, httpx2.Client(base_url=server.url) as http:
+        assert post(http, body("Hello")).status_code == 401
+        assert post(http, json.dumps({"model": "claude-opus-5-5", "max_tokens": 64, "messages": [
+            {"role": "user", "content": "Hello"}, {"role": "assistant", "content": "(failed)"},
+            {"role": "user", "content": "Again"}]})).status_code == 401
+    report = check_served(scenario, server)
+    assert not any("tries again" in note for note in report.notes), report.notes
+    assert report.problems == []
+
+
+def test_a_scenario_of_mini_agents_own_is_not_held_against_another_client(tmp_path: Path) -> None:
+    scenario, server = serve(tmp_path, """\
+name: mini-agents-budget
+about: mini_agent's own retry budget.
+agent: mini_agent
+turns:
+  - user: Hello
+    replies: [{error: overloaded}, {error: overloaded}, {text: Hi.}]
+    expect: {requests: 2}
+""")
+    with server, httpx2.Client(base_url=server.url) as http:
+        for _ in range(3):
+            post(http, body("Hello"))
+    report = check_served(scenario, server)
+    assert report.problems == []
+    assert any("the scenario is mini_agent's own" in note for note in report.notes), report.notes
+
+
+def test_a_silence_as_long_as_a_client_reads_is_not_applicable_at_time_scale_0(tmp_path: Path) -> None:
+    scenario, server = serve(tmp_path, """\
+name: stall
+about: A stall of the client's whole read timeout.
+turns:
+  - user: Hello
+    replies:
+      - {text: Hello there., stall: {after_event: 2, seconds: 600}}
+      - text: Hello there.
+""")
+    with server, httpx2.Client(base_url=server.url) as http:
+        try:
+            post(http, body("Hello", stream=True)).read()
+        except httpx2.HTTPError:
+            pass
+    assert "as long as it reads" in (server.responder.not_applicable or "")
+
+
+def test_verify_says_not_applicable_where_the_clients_cannot_meet_the_scenario(tmp_path: Path) -> None:
+    scenario, server = serve(tmp_path, """\
+name: writes
+about: A Write the client does not have.
+turns:
+  - user: Write it
+    replies:
+      - tool_use: {name: Write, input: {file_path: notes.txt, content: x}}
+      - text: Done.
+    expect: {tool_results: [{error: false}]}
+""")
+    tools = [{"name": "Read", "description": "Read a file.", "input_schema": {"type": "object", "properties": {"file_path": {
+        "type": "string"}}}}]
+    with server, httpx2.Client(base_url=server.url) as http:
+        request = json.loads(body("Write it"))
+        post(http, json.dumps({**request, "tools": tools}))
+        verdict = post(http, json.dumps({"expect": {"tool_results": [{"error": False}]}}), "/__harness/verify")
+    assert verdict.status_code == 200, verdict.text
+    assert "no tool that writes a file" in verdict.json()["not_applicable"]
+    assert verdict.json()["problems"] == [] and verdict.json()["passed"] is None
