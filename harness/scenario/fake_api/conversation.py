@@ -1,9 +1,10 @@
 """How one request relates to the one before it in a conversation; one definition for
 the in-process runner and the socket server.
 
-- **retry**: the same conversation again — the same ``system``, ``tools``,
-  ``tool_choice``, ``thinking`` and ``messages``. Transport fields (``stream``,
-  ``max_tokens``, ``metadata``, ``thread``, betas …) may differ. Seen in real clients:
+- **retry**: the same conversation again — the same ``messages``. The frame around them
+  may change (a ``system`` prompt that says the time, the ``tools`` or ``thinking`` of
+  the moment: the API asks nothing of a retry's), and so may transport fields
+  (``stream``, ``max_tokens``, ``metadata``, ``thread``, betas …). Seen in real clients:
   Claude Code asks again with ``"stream": false`` after an ``event: error``; the SDK's
   tool runner drops ``thread`` (and its beta) after ``thread_unsupported_request``. So is
   the same conversation sent to a fallback model without the thinking blocks the first
@@ -31,7 +32,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 Relation = Literal["retry", "follow-up", "rewrite"]
-CONVERSATION_FIELDS = ("system", "tools", "tool_choice", "thinking")
 CREATE_ONLY_FIELDS = ("system", "tools")
 """What a thread keeps from its ``create`` request: the docs say to leave them out of a ``continue``."""
 
@@ -41,16 +41,14 @@ def relation(before: Any, after: Any) -> Relation:
     if not (isinstance(before, dict) and isinstance(after, dict)):
         return "retry" if before == after else "rewrite"
     old_sent, new_sent = _sent_messages(before), _sent_messages(after)
-    same_frame = all(before.get(k) == after.get(k) or _plain(before.get(k), k) == _plain(after.get(k), k)
-                     for k in CONVERSATION_FIELDS)
-    if same_frame and len(old_sent) == len(new_sent) and _read_alike(old_sent, new_sent):
+    if len(old_sent) == len(new_sent) and _read_alike(old_sent, new_sent):
         return "retry"
     if len(new_sent) > len(old_sent) and _read_alike(new_sent[: len(old_sent)], old_sent):
         return "follow-up"
     old, new = _messages(before), _messages(after)
     if is_continue(before) and not is_continue(after) and old and new[len(new) - len(old) :] == old:
         return "retry"  # the continue's thread was unknown to the server; this is its turn sent whole
-    if same_frame and before.get("model") != after.get("model") and _without_thinking(old) == _without_thinking(new):
+    if before.get("model") != after.get("model") and _without_thinking(old) == _without_thinking(new):
         return "retry"
     return "rewrite"
 
