@@ -1,7 +1,7 @@
 """``harness serve`` judges a client that is not mini_agent as any agent is judged in
 process: a turn is known by its user line, whatever replies an earlier turn left unused;
-a follow-up after a 401 is the next turn, not a second try; what ``--check`` does not
-check is said; a scenario of mini_agent's own is not held against another client; a
+a follow-up after a 401 is the next turn, not a second try; ``--check`` checks each
+turn's ``expect`` as the wire shows it and says what it cannot see; a scenario of mini_agent's own is not held against another client; a
 silence as long as a client reads is not applicable at time scale 0; ``verify`` says
 "not applicable" where the clients cannot meet the scenario."""
 
@@ -50,7 +50,7 @@ turns:
   - user: Bye
     replies:
       - text: Bye.
-    expect: {requests: 1, end: end_turn}
+    expect: {requests: 1, end: end_turn, sleeps: [1.0]}
 """
 
 
@@ -61,8 +61,8 @@ def test_a_turn_is_known_by_its_user_line_whatever_an_earlier_turn_left_unused(t
         post(http, body("Hello", "Bye"))  # served the spare reply of turn 1: the queue is one
     report = check_served(scenario, server)
     assert report.problems == [], report.problems
-    assert any("turn 1: expect.policies.retries.requests not checked" in note for note in report.notes), report.notes
-    assert any("not checked by --check" in note and note.endswith(": turn 2 expect.end") for note in report.notes), report.notes
+    assert any("turn 1: expect.policies.retries (the clients do not declare" in note for note in report.notes), report.notes
+    assert any("turn 2: expect.sleeps (a client's own waits" in note for note in report.notes), report.notes
 
 
 def test_a_follow_up_after_a_401_is_the_next_turn_not_a_second_try(tmp_path: Path) -> None:

@@ -62,14 +62,15 @@ def test_serve_answers_clients_logs_each_request_and_checks_on_ctrl_c(tmp_path):
     assert returncode == 1  # the fourth reply was never asked for, by clients that say they retry
     assert "#1 POST /v1/messages → 529 error overloaded · oracle ok" in output
     assert "1 reply(ies) of scenario overloaded-then-success were never requested" in output
-    assert "expect.policies.retries.requests: expected 4, the clients made 3" in output
+    assert "turn 1: expect.policies.retries.requests: expected 4, the agent made 3" in output
+    assert "turn 1: expect.policies.retries.tools: expected ['Read'], the agent answered []" in output  # the rest of the block too
     assert len(log.read_text().splitlines()) == 3
 
 
 def test_a_count_under_a_policy_the_clients_do_not_follow_is_not_held_against_them():
     _, output = serve_three_requests()
-    assert "expected 4, the clients made 3" not in output  # (the retry before retry-after is a problem for any client)
-    assert "expect.policies.retries.requests not checked (the agent does not declare retries" in output
+    assert "expected 4, the agent made 3" not in output  # (the retry before retry-after is a problem for any client)
+    assert "turn 1: expect.policies.retries (the clients do not declare (--policy) retries)" in output
 
 
 def test_an_unknown_policy_is_a_clear_error(capsys):

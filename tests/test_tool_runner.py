@@ -93,8 +93,7 @@ def test_the_tool_runner_over_a_real_socket_passes_harness_serve_check(tmp_path:
         for turn in scenario.turns:
             agent.run_turn(turn.user)
     report = check_served(scenario, server)
-    assert report.problems == [], report
-    assert [note.split(": ")[1].split(",")[0] for note in report.notes] == ["not checked by --check"], report
+    assert report.problems == [] and report.notes == [], report  # its expect (tools, end …) checked from the wire
     assert [r.body.get("thread", {}).get("type") for r in server.responder.requests] == [
         "create", "continue", "continue", "create"
     ]

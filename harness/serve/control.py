@@ -32,7 +32,7 @@ from typing import Any, Callable, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from harness.scenario.checks.expectations import check_expectations
-from harness.scenario.checks.outcome import Outcome, TurnResult
+from harness.scenario.checks.outcome import Outcome
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import Scenario, ScenarioError, Turn
@@ -40,7 +40,7 @@ from harness.scenario.format.problem import Problem
 from harness.scenario.format.schema import TURN_EXPECT
 from harness.scenario.format.spec import Obj, Scalar
 from harness.scenario.format.yaml_positions import YamlError, loads_located
-from harness.serve.findings import session_findings, turn_requests
+from harness.serve.findings import session_findings, socket_outcome, turn_requests
 from harness.serve.log import LogEntry
 from harness.wire import json_body
 from harness.wire.api_errors import error_body
@@ -157,17 +157,10 @@ class Control:
 
 
 def _outcome(scenario: Scenario, expect: dict[str, Any], turn: int | None, requests: list, title: str) -> Outcome:
-    """The requests as a one-turn run, for the scenario's checks: the ``sleeps`` a client
-    asks of its own clock cannot be seen on a socket (its waits are held to retry-after)."""
-    unseen = "expect.sleeps (a client's own waits; on a socket its retries are held to retry-after)"
-    not_checked = [unseen] * ("sleeps" in expect)
-    expect = {k: v for k, v in expect.items() if k != "sleeps"}
-    checked = replace(scenario, turns=(Turn("", expect=expect),), expect={}, expect_lines={})
-    label = f"turn {turn}" if turn is not None else title
-    outcome = Outcome(checked, [TurnResult(turn or 1, "", label, requests=requests)], requests, [], None, {}, "",
-                      scenario.settings.get("max_retries"))
-    outcome.not_checked += not_checked
-    return outcome
+    """The requests as a one-turn run of the ``expect`` given, for the scenario's checks."""
+    checked = replace(scenario, expect={}, expect_lines={})
+    return socket_outcome(checked, [(Turn("", expect=expect), requests)], first=turn or 1,
+                          label=f"turn {turn}" if turn is not None else title)
 
 
 def _body(content: bytes) -> Any:

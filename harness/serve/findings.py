@@ -5,17 +5,19 @@ report made when the server stops (``report``) and by ``POST /__harness/verify``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+from harness.scenario.checks.expectations import check_expectations
 from harness.scenario.checks.findings import Findings
 from harness.scenario.checks.invariants import run_invariants, wire_invariants
-from harness.scenario.checks.policies import attempt_limit, unmet_policy
+from harness.scenario.checks.outcome import Outcome, TurnResult
+from harness.scenario.checks.policies import attempt_limit
 from harness.scenario.checks.wire_view import conversations
 from harness.scenario.fake_api.conversation import relation
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.responder import Responder
-from harness.scenario.format.model import Scenario
-from harness.scenario.format.problem import Kind, Problem
+from harness.scenario.format.model import Scenario, Turn
 
 SOCKET_TOLERANCE = 0.05
 """How early a retry may seem to come on a socket: the server stamps when it sent the
@@ -28,12 +30,11 @@ def session_findings(
 ) -> Findings:
     """What one session's requests break: the fake API's problems (no reply left is a
     note), the wire-level invariants of each conversation on the real arrival times, and
-    (``file_expectations``) each turn's request count where the scenario asks for one —
-    under ``expect.policies.NAME`` when the clients follow the policy (``policies``, from
-    ``harness serve --policy``), else noted as not checked. The rest of a turn's ``expect``
-    is noted as not checked (``POST /__harness/verify`` checks what the wire shows of it),
-    and so is every expectation of a scenario marked ``agent: mini_agent``: a client on a
-    socket is another agent."""
+    (``file_expectations``) each turn's ``expect`` as the wire shows it (``socket_outcome``),
+    ``expect.policies.NAME`` where the clients follow the policy (``policies``, from
+    ``harness serve --policy``); what needs the client's own events, waits or files is
+    noted as not checked, and so is every expectation of a scenario marked
+    ``agent: mini_agent``: a client on a socket is another agent."""
     policies = dict(policies or {})
     found = Findings(
         problems=[p.under(title) for p in responder.problems if p not in responder.overrun],
@@ -47,25 +48,13 @@ def session_findings(
         found += wire_invariants(where, group, max_retries=limit, wall_origin=wall_origin, tolerance=SOCKET_TOLERANCE)
     if file_expectations and scenario.agent == "mini_agent":
         found.notes.append(f"{title}: not checked: the scenario is mini_agent's own (agent: mini_agent), and so are its expectations")
-        file_expectations = False
-    counted = list(zip(scenario.turns, turn_requests(scenario, responder))) if file_expectations else []
-    unseen = [f"turn {n} expect.{key}" for n, (turn, _) in enumerate(counted, 1) for key in turn.expect
-              if key not in ("requests", "policies", "mini_agent")]
-    if unseen:
-        found.notes.append(f"{title}: not checked by --check, which counts requests (POST /__harness/verify checks what "
-                           f"the wire shows of the rest): {', '.join(unseen)}")
-    for number, (turn, requests) in enumerate(counted, 1):
-        for prefix, block in [("", turn.expect), *((f"policies.{n}.", b) for n, b in turn.expect.get("policies", {}).items())]:
-            expected = block.get("requests")
-            if expected is None or len(requests) == expected:
-                continue
-            why = unmet_policy(prefix.split(".")[1], policies, turn.replies) if prefix else None
-            if why is not None:
-                found.notes.append(f"{title}: turn {number}: expect.{prefix}requests not checked ({why}; --policy declares it)")
-                continue
-            text = f"{title}: turn {number}: expect.{prefix}requests: expected {expected}, the clients made {len(requests)}"
-            line = turn.expect_lines.get(f"{prefix}requests")
-            found.problems.append(Problem(text, Kind.EXPECTATION, file=str(scenario.path), line=line, turn=number))
+    elif file_expectations:
+        outcome = socket_outcome(scenario, list(zip(scenario.turns, turn_requests(scenario, responder))), policies)
+        found.problems += [problem.under(title) for problem in check_expectations(outcome)]
+        if outcome.not_checked:
+            unseen = "; ".join(what.replace("the agent does not declare", "the clients do not declare (--policy)")
+                               for what in outcome.not_checked)
+            found.notes.append(f"{title}: not checked: {unseen}")
     if responder.unused:
         found.notes.append(f"{len(responder.unused)} reply(ies) of {responder.label} were never requested")
     return found
@@ -117,3 +106,41 @@ def _turns_by_replies(scenario: Scenario, responder: Responder) -> list[list[Exc
         if turns:
             turns[current].append(request)
     return turns
+
+
+SOCKET_UNSEEN = {
+    "sleeps": "a client's own waits; on a socket its retries are held to retry-after",
+    "files": "the client's own folder",
+}
+
+
+def socket_outcome(
+    scenario: Scenario, turns: list[tuple[Turn, list[Exchange]]], policies: Mapping[str, Any] | None = None,
+    *, first: int = 1, label: str | None = None,
+) -> Outcome:
+    """The requests a socket saw, as a run of ``turns`` (each with its requests; numbered
+    from ``first``; one ``label`` for them all, else "turn N") for the scenario's checks
+    (``checks.expectations``); what a socket cannot see (``SOCKET_UNSEEN``) is taken out
+    of each ``expect`` and listed in ``not_checked``."""
+    unseen: list[str] = []
+    checked = [replace(turn, expect=_seen(turn.expect, f"turn {n}: expect.", unseen))
+               for n, (turn, _) in enumerate(turns, first)]
+    whole = replace(scenario, turns=tuple(checked), expect=_seen(scenario.expect, "expect.", unseen))
+    results = [TurnResult(n, turn.user, label or f"turn {n}", requests=requests) for n, (turn, requests) in enumerate(turns, first)]
+    outcome = Outcome(whole, results, [r for _, requests in turns for r in requests], [], None, {}, "",
+                      scenario.settings.get("max_retries"), policies=dict(policies or {}))
+    outcome.not_checked += unseen
+    return outcome
+
+
+def _seen(expect: Mapping[str, Any], path: str, unseen: list[str]) -> dict[str, Any]:
+    """``expect`` without what a socket cannot see, in its policy blocks too (noted in ``unseen``)."""
+    kept: dict[str, Any] = {}
+    for key, value in expect.items():
+        if key in SOCKET_UNSEEN:
+            unseen.append(f"{path}{key} ({SOCKET_UNSEEN[key]})")
+        elif key == "policies" and isinstance(value, Mapping):
+            kept[key] = {name: _seen(block, f"{path}policies.{name}.", unseen) for name, block in value.items()}
+        else:
+            kept[key] = value
+    return kept

@@ -11,9 +11,9 @@ with nothing asked, is a note.
 
 How many requests a client makes is its own policy (it may give up after a 529, or try
 a 401 again): on a socket, replies never requested and requests that came when no reply
-was left are notes. A scenario that wants a number checked says so with a turn's
-``expect: requests:``, and a different number is a problem; the number under a turn's
-``expect.policies.NAME`` is checked when the clients follow the policy (``harness serve
+was left are notes. Each turn's ``expect`` is checked as the wire shows it
+(``findings.socket_outcome``): a turn's ``requests``, ``tools``, ``tool_results``, ``end``
+…, and under ``expect.policies.NAME`` when the clients follow the policy (``harness serve
 --check --policy NAME[=N]``, as an agent's ``harness_policies`` would declare it).
 """
 
