@@ -244,6 +244,8 @@ def _parser() -> argparse.ArgumentParser:
                             "gives_up_on_final_errors …); --check then holds them to it; repeat for more")
     serve.add_argument("--limits", metavar="FILE", help="rate limits to enforce on real time "
                        "(a YAML mapping, as a scenario's `limits:`), over the scenario's own")
+    serve.add_argument("--tool-map", metavar="FILE", help="the clients' own names for the standard tools (YAML or "
+                       "JSON, as an agent's tool_map: Read: {name: read_file, input: {file_path: path}})")
     serve.set_defaults(command=_serve)
     history = commands.add_parser("check-history", help="check a saved conversation against the API's rules")
     history.add_argument("file")

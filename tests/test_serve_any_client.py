@@ -3,7 +3,8 @@ process: a turn is known by its user line, whatever replies an earlier turn left
 a follow-up after a 401 is the next turn, not a second try; ``--check`` checks each
 turn's ``expect`` as the wire shows it and says what it cannot see; a scenario of mini_agent's own is not held against another client; a
 silence as long as a client reads is not applicable at time scale 0; ``verify`` says
-"not applicable" where the clients cannot meet the scenario."""
+"not applicable" where the clients cannot meet the scenario; ``--tool-map`` serves the
+clients' own tool names."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import httpx2
 
+from harness.cli import main
 from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.tool_map_file import load_tool_map
 from harness.serve.report import build_server, check_served
 
 
@@ -141,3 +144,40 @@ turns:
     assert verdict.status_code == 200, verdict.text
     assert "no tool that writes a file" in verdict.json()["not_applicable"]
     assert verdict.json()["problems"] == [] and verdict.json()["passed"] is None
+
+
+def test_a_tool_map_serves_the_clients_own_tool_names_and_reads_their_answers_back(tmp_path: Path) -> None:
+    path = tmp_path / "reads.yaml"
+    path.write_text("""\
+name: reads
+about: One Read, then the answer.
+turns:
+  - user: Read it
+    replies:
+      - tool_use: {name: Read, input: {file_path: notes.txt}}
+      - text: Done.
+    expect: {requests: 2, tools: [Read], tool_results: [{error: false, contains: hello}], end: end_turn}
+""", encoding="utf-8")
+    (tmp_path / "map.yaml").write_text("Read: {name: open_file, input: {file_path: path, limit: null}}\n", encoding="utf-8")
+    tools = [{"name": "open_file", "description": "Open a file.", "input_schema": {"type": "object", "properties": {
+        "path": {"type": "string"}}}}]
+    scenario = load_scenario(path)
+    server = build_server(scenario, host="127.0.0.1", port=0, time_scale=0, log=None, log_path=None,
+                          tool_map=load_tool_map(tmp_path / "map.yaml"))
+    with server, httpx2.Client(base_url=server.url) as http:
+        first = {"model": "claude-opus-5-5", "max_tokens": 64, "tools": tools, "messages": [{"role": "user", "content": "Read it"}]}
+        call = post(http, json.dumps(first)).json()["content"][0]
+        assert (call["name"], call["input"]) == ("open_file", {"path": "notes.txt"})
+        answer = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"], "content": "hello"}]}
+        post(http, json.dumps(first | {"messages": [*first["messages"], {"role": "assistant", "content": [call]}, answer]}))
+    report = check_served(scenario, server)
+    assert report.problems == [] and server.responder.not_applicable is None, report
+
+
+def test_a_tool_map_file_with_mistakes_is_named_at_its_line(tmp_path: Path, capsys) -> None:
+    (tmp_path / "map.yaml").write_text("Read: {name: open_file, input: {file_pth: path}}\n", encoding="utf-8")
+    assert main(["serve", "scenarios/http/overloaded_then_success.yaml", "--port", "0", "--tool-map",
+                 str(tmp_path / "map.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "map.yaml:1:" in err and "unknown key 'file_pth'" in err and "valid keys: file_path, offset, limit" in err
+    assert "Traceback" not in err

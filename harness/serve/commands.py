@@ -12,6 +12,7 @@ from typing import Callable
 from harness.scenario.checks.policies import policy_options
 from harness.scenario.format.limits import load_limits
 from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.tool_map_file import load_tool_map
 from harness.serve.report import build_server, check_served
 from harness.serve.server import FaultServer, ServerError
 
@@ -22,10 +23,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     policies = policy_options(getattr(args, "policy", None) or [])
     rate_limits = load_limits(args.limits) if getattr(args, "limits", None) else None
+    tool_map = load_tool_map(args.tool_map) if getattr(args, "tool_map", None) else None
     log = lambda line: print(line, flush=True)  # noqa: E731
     server = build_server(
         scenario, host=args.host, port=args.port, time_scale=args.time_scale,
-        log=log, log_path=args.log, scrub=getattr(args, "scrub", None), rate_limits=rate_limits,
+        log=log, log_path=args.log, scrub=getattr(args, "scrub", None), rate_limits=rate_limits, tool_map=tool_map,
     )
     try:
         server.start()

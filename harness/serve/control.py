@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from harness.scenario.checks.expectations import check_expectations
 from harness.scenario.checks.outcome import Outcome
 from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import Scenario, ScenarioError, Turn
 from harness.scenario.format.problem import Problem
@@ -138,7 +139,7 @@ class Control:
         found = session_findings(scenario, responder, title, wall_origin=server.wall_origin, file_expectations=False) if (
             responder is not None) else None
         expect = json.loads(json.dumps(given["expect"]))
-        outcome = _outcome(scenario, expect, turn, requests, title)
+        outcome = _outcome(scenario, expect, turn, requests, title, responder.tool_map if responder is not None else None)
         unmet = check_expectations(outcome)
         if turn is None:  # the whole session, checked as one turn: say so
             unmet = [replace(p, text=p.text.replace("turn 1: ", f"{title}: ", 1), turn=None) for p in unmet]
@@ -156,11 +157,13 @@ class Control:
         return _json(200 if not failing else 422, verdict, entry, "verified" if not failing else f"{len(failing)} problem(s)")
 
 
-def _outcome(scenario: Scenario, expect: dict[str, Any], turn: int | None, requests: list, title: str) -> Outcome:
+def _outcome(
+    scenario: Scenario, expect: dict[str, Any], turn: int | None, requests: list, title: str, tool_map: ToolMap | None,
+) -> Outcome:
     """The requests as a one-turn run of the ``expect`` given, for the scenario's checks."""
     checked = replace(scenario, expect={}, expect_lines={})
     return socket_outcome(checked, [(Turn("", expect=expect), requests)], first=turn or 1,
-                          label=f"turn {turn}" if turn is not None else title)
+                          label=f"turn {turn}" if turn is not None else title, tool_map=tool_map)
 
 
 def _body(content: bytes) -> Any:

@@ -17,6 +17,7 @@ from harness.scenario.checks.wire_view import conversations
 from harness.scenario.fake_api.conversation import relation
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.model import Scenario, Turn
 
 SOCKET_TOLERANCE = 0.05
@@ -49,7 +50,8 @@ def session_findings(
     if file_expectations and scenario.agent == "mini_agent":
         found.notes.append(f"{title}: not checked: the scenario is mini_agent's own (agent: mini_agent), and so are its expectations")
     elif file_expectations:
-        outcome = socket_outcome(scenario, list(zip(scenario.turns, turn_requests(scenario, responder))), policies)
+        outcome = socket_outcome(scenario, list(zip(scenario.turns, turn_requests(scenario, responder))), policies,
+                                 tool_map=responder.tool_map)
         found.problems += [problem.under(title) for problem in check_expectations(outcome)]
         if outcome.not_checked:
             unseen = "; ".join(what.replace("the agent does not declare", "the clients do not declare (--policy)")
@@ -116,7 +118,7 @@ SOCKET_UNSEEN = {
 
 def socket_outcome(
     scenario: Scenario, turns: list[tuple[Turn, list[Exchange]]], policies: Mapping[str, Any] | None = None,
-    *, first: int = 1, label: str | None = None,
+    *, first: int = 1, label: str | None = None, tool_map: ToolMap | None = None,
 ) -> Outcome:
     """The requests a socket saw, as a run of ``turns`` (each with its requests; numbered
     from ``first``; one ``label`` for them all, else "turn N") for the scenario's checks
@@ -128,7 +130,7 @@ def socket_outcome(
     whole = replace(scenario, turns=tuple(checked), expect=_seen(scenario.expect, "expect.", unseen))
     results = [TurnResult(n, turn.user, label or f"turn {n}", requests=requests) for n, (turn, requests) in enumerate(turns, first)]
     outcome = Outcome(whole, results, [r for _, requests in turns for r in requests], [], None, {}, "",
-                      scenario.settings.get("max_retries"), policies=dict(policies or {}))
+                      scenario.settings.get("max_retries"), policies=dict(policies or {}), tool_map=tool_map or ToolMap())
     outcome.not_checked += unseen
     return outcome
 

@@ -29,6 +29,7 @@ from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.rate_limits import enforce
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.served import failed
+from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.limits import Limits as RateLimitModel
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.problem import Kind, Problem
@@ -67,14 +68,16 @@ def build_server(
     limits: Limits = Limits(),
     monotonic: Callable[[], float] = time.monotonic,
     rate_limits: RateLimitModel | None = None,
+    tool_map: Mapping[str, Any] | None = None,
 ) -> FaultServer:
     """A FaultServer (not started) that serves ``scenario``, one queue per session, with
     the control endpoints (``harness.serve.control``: a session may be given a scenario of
     its own). Its HTTP dates count from now, as a run's count from its virtual clock's start;
     ``monotonic`` is the clock arrival times are read from, and the clock the rate limits
-    (``rate_limits``, else the scenario's ``limits:``) refill on, in real time."""
+    (``rate_limits``, else the scenario's ``limits:``) refill on, in real time; ``tool_map``:
+    the clients' own names for the standard tools, as an agent's ``tool_map`` gives them."""
     control = Control(scenario, lambda served, session: session_responders(
-        served, monotonic=monotonic, rate_limits=rate_limits)(session))
+        served, monotonic=monotonic, rate_limits=rate_limits, tool_map=tool_map)(session))
     return FaultServer(
         control.responder(""), sessions=control.responder, control=control, host=host, port=port,
         time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits, monotonic=monotonic,
@@ -83,9 +86,11 @@ def build_server(
 
 def session_responders(
     scenario: Scenario, *, monotonic: Callable[[], float] = time.monotonic, rate_limits: RateLimitModel | None = None,
+    tool_map: Mapping[str, Any] | None = None,
 ) -> Callable[[str], Responder]:
     """What builds a session's Responder for ``scenario``: all its turns' replies in one
-    queue, its rate limits in force on real time (one set of buckets a session)."""
+    queue (the tools renamed by ``tool_map``), its rate limits in force on real time (one
+    set of buckets a session)."""
     replies, origin, start = scenario_replies(scenario), float(int(time.time())), monotonic()
     model = scenario.settings.get("model", DEFAULT_MODEL)
     in_force = rate_limits or scenario.limits
@@ -93,6 +98,7 @@ def session_responders(
     def responder(session: str) -> Responder:
         label = f"scenario {scenario.name}" + (f", session {session!r}" if session else "")
         built = Responder(replies, label=label, clock=VirtualClock(wall_origin=origin), model=model, threads=scenario.threads)
+        built.tool_map = ToolMap(tool_map)
         if in_force is not None:
             enforce(built, in_force, now=monotonic, wall=lambda: origin + monotonic() - start)
         return built
