@@ -26,6 +26,7 @@ from harness.cassette.fixtures import (  # noqa: F401 -- fixtures, registered by
 )
 from harness.library.properties import PROFILE_NAMES
 from harness.scenario.frontends.process_end import a_session_begins, a_session_ends
+from harness.wire.errors import HarnessError
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -186,11 +187,13 @@ def fault_api(request: pytest.FixtureRequest) -> Iterator[Any]:
 
     marker = request.node.get_closest_marker("scenario")
     if marker is None or not marker.args:
-        raise pytest.UsageError("fault_api needs @pytest.mark.scenario('path/to/scenario.yaml')")
+        pytest.fail("fault_api needs @pytest.mark.scenario('path/to/scenario.yaml')", pytrace=False)
     path = Path(marker.args[0])
     if not path.is_absolute():
         path = Path(request.config.rootpath) / path
-    session = WireSession.from_file(path)
+    session, failure = _or_failure(lambda: WireSession.from_file(path), "@pytest.mark.scenario")
+    if session is None:
+        pytest.fail(failure, pytrace=False)
     yield session
     problems = session.problems()
     if problems:
@@ -215,6 +218,19 @@ def harness_run(request: pytest.FixtureRequest, harness_agent: Any) -> Any:
 
     def run(path: str | Path, agent: Any = None) -> Any:
         file = Path(path) if Path(path).is_absolute() else Path(request.config.rootpath) / path
-        return run_scenario(load_scenario(file), agent=agent if agent is not None else harness_agent)
+        scenario, failure = _or_failure(lambda: load_scenario(file), "harness_run")
+        if scenario is None:
+            pytest.fail(failure, pytrace=False)
+        return run_scenario(scenario, agent=agent if agent is not None else harness_agent)
 
     return run
+
+
+def _or_failure(load: Any, who: str) -> tuple[Any, str]:
+    """``(load(), "")``, or ``(None, what went wrong)`` where the harness names a mistake in
+    its input (a scenario's file, line and choices): failed with no traceback, outside the
+    ``except`` so that none is chained to it."""
+    try:
+        return load(), ""
+    except HarnessError as error:
+        return None, f"{who}: {error}"

@@ -236,7 +236,7 @@ def test_an_agent_that_gives_up_leaves_replies_unused_and_that_is_reported(tmp_p
         asyncio.run(agent.ask("Summarize the README"))
 
     assert [str(p) for p in session.problems()] == [
-        "turn 1: expect.requests: expected 3, the client made 2",
+        f"turn 1: expect.requests: expected 3, the client made 2 ({session.scenario.path}:{session.scenario.turns[0].expect_lines['requests']})",
         "turn 1: 1 reply(ies) never requested",
     ]
 

@@ -113,7 +113,7 @@ def test_the_reports_are_published_and_a_secret_fails_the_job():
     folder = upload["with"]["path"].rstrip("/")
     written = [c[i + 1] for c in all_commands() for i, w in enumerate(c[:-1]) if w in OUTPUT_OPTIONS]
     written += [w.split("=", 1)[1] for c in all_commands() for w in c if w.split("=")[0] in OUTPUT_OPTIONS and "=" in w]
-    assert len(set(written)) == 4 and all(Path(p).parent.as_posix() == folder for p in written), written
+    assert len(set(written)) == 3 and all(Path(p).parent.as_posix() == folder for p in written), written
     assert {Path(p).suffix for p in written} == {".html", ".xml"}
     [scan] = [s for s in steps() if s.get("run", "").startswith("harness scan")]
     assert scan["run"].strip() == "harness scan cassettes/" and scan["if"] == "${{ !cancelled() }}"
@@ -197,3 +197,13 @@ def test_the_header_names_the_profile_the_properties_run_with(tmp_path: Path, ta
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert f"hypothesis profile {profile!r}" in run.stdout, run.stdout[:1500]
+
+
+def test_a_profile_name_with_a_typo_is_a_usage_error_naming_the_profiles(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "harness.library.properties"],
+        cwd=tmp_path, env=os.environ | {"HYPOTHESIS_PROFILE": "sharde"}, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 4, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "HYPOTHESIS_PROFILE='sharde': no hypothesis profile of that name" in run.stderr
+    assert "ci, quick, thorough, shared" in run.stderr and "Traceback" not in run.stderr + run.stdout

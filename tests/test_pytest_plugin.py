@@ -214,7 +214,7 @@ def test_gives_up_after_one_529(fault_api):
     result.stdout.fnmatch_lines(
         [
             "*_ ERROR at teardown of test_gives_up_after_one_529 _*",
-            "turn 1: expect.requests: expected 2, the client made 1",
+            "turn 1: expect.requests: expected 2, the client made 1 (*.yaml:*)",  # where the scenario says it
             "turn 1: 1 reply(ies) never requested",
         ]
     )

@@ -45,6 +45,9 @@ def _module(spec: str, name: str) -> Any:
         path = Path(name)
         if not path.is_file():
             raise AgentSpecError(f"agent {spec!r}: no such file {path}")
+        folder = str(path.resolve().parent)
+        if folder not in sys.path:  # its own modules import as they would under `python path/to/agent.py`
+            sys.path.append(folder)
         loaded = importlib.util.spec_from_file_location(f"harness_agent_{path.stem}", path)
         assert loaded is not None and loaded.loader is not None
         module = importlib.util.module_from_spec(loaded)

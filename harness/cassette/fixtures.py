@@ -44,6 +44,7 @@ from typing import Any, Iterator
 import pytest
 
 from harness.cassette.modes import RECORD_MODES
+from harness.wire.errors import HarnessError
 
 MARKER = "cassette"
 OPTION_KEYS = ("record_mode", "match_on", "engine", "cwd", "block_network", "speed", "max_age", "drop_unused")
@@ -116,8 +117,7 @@ def cassette(
     cassette_record_mode: str,
 ) -> Iterator[Any]:
     """The test's CassetteSession; fails the test at teardown if a request did not match."""
-    from harness.cassette.redaction.config import RulesFileError
-    from harness.cassette.session import CassetteMissing, CassetteSession
+    from harness.cassette.session import CassetteSession
 
     marker = request.node.get_closest_marker(MARKER)
     options = {"record_mode": cassette_record_mode, **cassette_config, **(marker.kwargs if marker else {})}
@@ -131,10 +131,13 @@ def cassette(
     except ValueError as error:
         pytest.fail(f"@pytest.mark.{MARKER}: {error}", pytrace=False)
     with ExitStack() as stack:
+        failure = ""
         try:
             stack.enter_context(session)
-        except (CassetteMissing, RulesFileError) as error:
-            pytest.fail(str(error), pytrace=False)
+        except HarnessError as error:  # a missing or corrupt cassette, a rules file with mistakes
+            failure = str(error)
+        if failure:
+            pytest.fail(failure, pytrace=False)  # outside the except: no traceback chained to it
         if session.replaying:
             _judge_age(session, [request.config.getini("harness_cassette_max_age") or None, options.get("max_age")])
         yield session

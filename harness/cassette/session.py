@@ -96,6 +96,13 @@ class CassetteSession:
         return self._replaying
 
     def __enter__(self) -> CassetteSession:
+        try:
+            return self._enter()
+        except BaseException:  # a missing or corrupt cassette: nothing stays patched (the network, vcrpy) or made
+            self._stack.close()
+            raise
+
+    def _enter(self) -> CassetteSession:
         if self.cwd is None:  # a fresh folder for the agent's tools, removed at the end
             self.cwd = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="harness-cassette-"))).resolve()
         self.workspace = Path(self.cwd)

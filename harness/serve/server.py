@@ -53,11 +53,11 @@ from typing import IO, Any, Callable
 
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.side_endpoints import is_side, side_answer
 from harness.scenario.fake_api.usage import served_usage
 from harness.scenario.format.problem import Kind, Problem
 from harness.serve.control import PREFIX as CONTROL_PREFIX
 from harness.serve.control import Control
-from harness.serve.endpoints import count_tokens, models
 from harness.serve.listener import Listener, ServerError
 from harness.serve.log import LogEntry, RequestLog, Scrub
 from harness.serve.sessions import DEFAULT_SESSION, session_of
@@ -168,12 +168,12 @@ class FaultServer(Listener):
             plan = self.control.answer(self, request, session, path, entry)
         elif request.method == "POST" and path == "/v1/messages":
             plan, entry, record = self._messages(request, session, path)
-        elif request.method == "POST" and path == "/v1/messages/count_tokens":
+        elif is_side(request.method, path):  # token counting, the model list
             entry = self._entry(request, session, status=200, answer="")
-            plan = count_tokens(request, entry, _request_id(entry))
-        elif request.method == "GET" and (path == "/v1/models" or path.startswith("/v1/models/")):
-            entry = self._entry(request, session, status=200, answer="", checked=False)
-            plan = models(path, entry, _request_id(entry))
+            side = side_answer(request.method, path, request.body, _request_id(entry))
+            assert side is not None
+            plan = side.plan
+            entry.status, entry.answer, entry.checked, entry.violations = plan.status, side.said, side.checked, side.violations
         else:
             entry = self._entry(request, session, status=404, answer="not found", checked=False)
             message = f"Not found: {request.method} {path}"

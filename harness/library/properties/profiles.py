@@ -20,9 +20,12 @@ of them. The derandomized ones keep none: hypothesis allows no database with
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from hypothesis import HealthCheck, settings
+from hypothesis.errors import InvalidArgument
 
+from harness.library.properties import PROFILE_NAMES
 from harness.library.properties.database import example_database
 
 LONG_PROFILES = ("thorough", "shared")
@@ -39,7 +42,21 @@ def register() -> None:
     settings.register_profile("shared", max_examples=300, stateful_step_count=12, **random)
 
 
+def chosen_profile(environ: Mapping[str, str]) -> str:
+    """``$HYPOTHESIS_PROFILE``, or ``ci``; pytest's UsageError naming the profiles there
+    are when hypothesis knows no profile of that name (a typo: ``sharde``)."""
+    name = environ.get("HYPOTHESIS_PROFILE") or "ci"
+    try:
+        settings.get_profile(name)
+    except InvalidArgument:
+        from pytest import UsageError
+
+        raise UsageError(f"HYPOTHESIS_PROFILE={name!r}: no hypothesis profile of that name; the harness registers "
+                         f"{', '.join(PROFILE_NAMES)}") from None
+    return name
+
+
 register()
 if settings.get_current_profile_name() == "default":  # no --hypothesis-profile: the environment's, or ci
-    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
+    settings.load_profile(chosen_profile(os.environ))
 PROGRESS_EVERY = 30.0

@@ -21,6 +21,7 @@ import httpx2
 
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.side_endpoints import side_answer
 from harness.wire.chunks import (
     WIRE_READ,
     whole_frames_at_once,
@@ -180,6 +181,7 @@ class _Base:
     def __init__(self, replies: Iterable[Reply] | Responder = (), *, clock: VirtualClock | None = None) -> None:
         self.responder = replies if isinstance(replies, Responder) else Responder(replies, clock=clock)
         self.clock = self.responder.clock
+        self.side_requests = 0  # answered by ``side_endpoints``
 
     @property
     def requests(self) -> list[Exchange]:
@@ -187,6 +189,10 @@ class _Base:
         return self.responder.requests
 
     def _respond(self, request: httpx2.Request, content: bytes) -> httpx2.Response:
+        side = side_answer(request.method, request.url.path, content, f"req_harness_side_{self.side_requests + 1:06d}")
+        if side is not None:  # token counting, the model list: no scripted reply, no request of the conversation
+            self.side_requests += 1
+            return plan_response(side.plan, request, self.clock)
         plan = self.responder.respond(request.method, request.url.path, request.headers, content)
         record = self.responder.requests[-1]
         return plan_response(plan, request, self.clock, lambda: record.ended(self.clock.now()),

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.scenario.format.spec import Choice, Obj, Scalar
-from harness.scenario.format.yaml_positions import YamlError, load_located
+from harness.scenario.format.yaml_positions import load_checked
 from harness.wire.errors import HarnessError
 
 RATE = Scalar("number", "a rate limit, per minute", minimum=0.001)
@@ -124,11 +124,4 @@ class LimitsError(HarnessError, ValueError):
 def load_limits(path: str | Path) -> Limits:
     """The limits in a file of their own (``harness serve --limits FILE``): the same
     mapping as a scenario's ``limits:``; LimitsError naming ``path:line:col``."""
-    try:
-        document = load_located(Path(path))
-    except YamlError as error:
-        raise LimitsError(str(error.problem)) from None
-    problems = LIMITS_SPEC.check(document, (1, 1), "limits")
-    if problems:
-        raise LimitsError("\n".join(str(p.in_file(str(path))) for p in problems))
-    return limits_from(document)
+    return limits_from(load_checked(path, LIMITS_SPEC, "limits", LimitsError))

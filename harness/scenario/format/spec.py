@@ -9,7 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from harness.scenario.format.problem import Problem
-from harness.scenario.format.yaml_positions import LocatedDict, LocatedList, Position
+from harness.scenario.format.yaml_positions import (
+    LocatedDict,
+    LocatedList,
+    Position,
+)
 
 
 class Spec:

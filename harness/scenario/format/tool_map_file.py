@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.scenario.format.spec import Choice, Either, Obj, Scalar
 from harness.scenario.format.tools import STANDARD_TOOLS
-from harness.scenario.format.yaml_positions import YamlError, load_located
+from harness.scenario.format.yaml_positions import load_checked
 from harness.wire.errors import HarnessError
 
 
@@ -42,11 +42,5 @@ TOOL_MAP_SPEC = Obj({spec.name: _one_tool(list(spec.input_schema.get("properties
 
 def load_tool_map(path: str | Path) -> dict[str, Any]:
     """The mapping in ``path``, checked; ToolMapFileError naming ``path:line:col``."""
-    try:
-        document = load_located(Path(path))
-    except YamlError as error:
-        raise ToolMapFileError(str(error.problem)) from None
-    problems = TOOL_MAP_SPEC.check(document, (1, 1), "tool_map")
-    if problems:
-        raise ToolMapFileError("\n".join(str(p.in_file(str(path))) for p in problems))
+    document = load_checked(path, TOOL_MAP_SPEC, "tool_map", ToolMapFileError)
     return {standard: dict(spec) for standard, spec in document.items()}

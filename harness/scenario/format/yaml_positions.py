@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -212,3 +212,22 @@ def loads_located(text: str, name: str = "<text>") -> Any:
         raise YamlError(Problem.at(at, sentence).in_file(name)) from None
     except (RecursionError, ValueError, TypeError, OverflowError) as error:
         raise YamlError(Problem.at((1, 1), f"not valid YAML: {error}").in_file(name)) from None
+
+
+class Checks(Protocol):
+    """What ``load_checked`` needs of a spec (``harness.scenario.format.spec.Spec``)."""
+
+    def check(self, value: Any, pos: Position, name: str) -> list[Any]: ...
+
+
+def load_checked(path: str | Path, spec: Checks, name: str, error: type[Exception]) -> Any:
+    """The YAML (or JSON) document in ``path``, checked against ``spec``; ``error`` naming
+    ``path:line:col`` for every mistake."""
+    try:
+        document = load_located(Path(path))
+    except YamlError as broken:
+        raise error(str(broken.problem)) from None
+    problems = spec.check(document, (1, 1), name)
+    if problems:
+        raise error("\n".join(str(p.in_file(str(path))) for p in problems))
+    return document

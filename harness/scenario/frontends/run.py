@@ -72,7 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             record = run_file(path, args.agent)  # an agent's prints must not break the JSON
         if ctrl_c.presses - before > 1:
             return None  # pressed twice: the user's, whatever the scenario sends
-        if ctrl_c.presses > before and record["result"] != "pass":  # the scenario's own SIGINT, or the user's
+        if ctrl_c.presses > before and record["result"] in ("fail", "broken"):  # the scenario's own SIGINT, or the user's
             record["notes"] = [*record["notes"], SIGINT_NOTE]
         return record
 

@@ -70,8 +70,7 @@ class WireSession:
             expected = spec.expect.get("requests")
             if expected is not None and expected != len(requests):
                 text = f"{label}: expect.requests: expected {expected}, the client made {len(requests)}"
-                line = spec.expect_lines.get("requests")
-                problems.append(Problem(text, Kind.EXPECTATION, file=str(self.scenario.path), line=line, turn=number))
+                problems.append(self._expectation(text, spec.expect_lines.get("requests"), number))
             problems += self._usage(f"{label}: ", requests, spec.expect, spec.expect_lines, number)
         problems += self._usage("", self.responder.requests, self.scenario.expect, self.scenario.expect_lines, None)
         for index, unused in sorted(self._unused.items()):
@@ -83,9 +82,13 @@ class WireSession:
         """``expect.usage``'s bounds that ``requests`` went over (retries count)."""
         if "usage" not in expect:
             return []
-        return [Problem(f"{label}expect.{text}", Kind.EXPECTATION, file=str(self.scenario.path),
-                        line=lines.get(key, lines.get("usage")), turn=turn)
+        return [self._expectation(f"{label}expect.{text}", lines.get(key, lines.get("usage")), turn)
                 for key, text in budget_problems(requests, expect["usage"])]
+
+    def _expectation(self, text: str, line: int | None, turn: int | None) -> Problem:
+        """An expectation that did not hold, its sentence ending `` (file:line)`` as a run's do."""
+        path = self.scenario.path
+        return Problem(f"{text} ({path}:{line})" if line else text, Kind.EXPECTATION, file=str(path), line=line, turn=turn)
 
     def _start_turn(self) -> None:
         turn = self.scenario.turns[self.turn_index]
