@@ -1,4 +1,3 @@
-"""Loads the harness pytest plugin for this repository (installed copies get it
-through the ``pytest11`` entry point)."""
-
-pytest_plugins = ["harness.pytest_plugin"]
+"""The repository's root: pytest puts it on sys.path, so the tests import ``examples`` and
+``tests`` modules (the harness plugin comes through the ``pytest11`` entry point of the
+installed package, here and in every project that installs it)."""
