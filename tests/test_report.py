@@ -83,6 +83,7 @@ def test_the_html_report_is_one_file_that_fetches_nothing(library, tmp_path, cap
     assert "url(" not in style.all_text() and "@import" not in style.all_text() and "@font-face" not in style.all_text()
     for anchor in (t.attrs["href"][1:] for t in page.tags if t.attrs.get("href", "").startswith("#")):
         assert anchor in page.ids, f"#{anchor} leads nowhere"
+    assert "the probe turn: " in text and "(line None)" not in text  # the probe turn has no line of the file
 
 
 def test_the_summary_counts_and_lists_every_file(library, tmp_path, capsys):

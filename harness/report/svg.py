@@ -113,7 +113,8 @@ def _band(turn: dict[str, Any], start: float, end: float) -> str:
     tail = _ending(turn)
     css = "band bad" if turn["failing"] else "band"
     width = end - start
-    tip = f"{turn['label']} (line {turn['line']}): {turn['user']} — ended: {tail[2:]}" + (f"; raised {turn['raised']}" if turn["raised"] else "")
+    where = f" (line {turn['line']})" if turn["line"] is not None else ""  # the probe turn has no line
+    tip = f"{turn['label']}{where}: {turn['user']} — ended: {tail[2:]}" + (f"; raised {turn['raised']}" if turn["raised"] else "")
     room = width - len(tail) * CHAR - 16
     return (
         f'<g class="{css}"><title>{escape(tip)}</title>'

@@ -81,9 +81,9 @@ def merge_results(parts: Sequence[RunResult]) -> RunResult:
         raise MergeError("no results to merge")
     first = parts[0]
     for part in parts[1:]:
-        for what in ("selected", "agent", "title"):
+        for what, said in (("selected", "the files they split"), ("agent", "the agent"), ("title", "the title")):
             if getattr(part, what) != getattr(first, what):
-                raise MergeError(f"shards {_name(first.shard)} and {_name(part.shard)} are of different runs: their {what} differ")
+                raise MergeError(f"shards {_name(first.shard)} and {_name(part.shard)} are of different runs: {said} differ")
     count = first.shard[1]
     _every_shard_once(parts, count)
     _every_file_once(parts, first.selected)
