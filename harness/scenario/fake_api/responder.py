@@ -81,8 +81,15 @@ class Responder:
         """Why the scenario does not apply to this client, when it does not: a reply it
         cannot meet (a tool it lacks), or a fault that exists only in a stream asked of a
         request without ``stream``, or one the way it is served cannot bring to it (a
-        Ctrl+C to a client on a socket). Its problems then say nothing about the client."""
-        return self.script.not_applicable or self.stream_only or self.undeliverable
+        Ctrl+C to a client on a socket). Its problems then say nothing about the client.
+        A reply that found no tools in a request when the client's other requests declare
+        them went to a side request (another conversation): said so."""
+        unmet, where = self.script.not_applicable, self.script.unmet_in
+        if unmet is not None and where is not None and not _declares_tools(where) and any(map(_declares_tools, self.requests)):
+            unmet += (f"; request {where.number} declares no tools where the client's other requests do: a side request "
+                      "(another conversation: a router, a summary) took a reply written for the main one, and a "
+                      "scenario's replies are for one conversation")
+        return unmet or self.stream_only or self.undeliverable
 
     @property
     def tool_map(self) -> ToolMap:
@@ -240,3 +247,7 @@ def _public_headers(headers: Mapping[str, str]) -> dict[str, str]:
     for name in SECRET_HEADERS.intersection(public):
         public[name] = "<redacted>"
     return public
+
+
+def _declares_tools(request: Exchange) -> bool:
+    return isinstance(request.body, dict) and bool(request.body.get("tools"))

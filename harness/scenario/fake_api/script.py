@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from harness.oracle.retry import status_is_retryable
 from harness.scenario.fake_api.capabilities import unmet_need
+from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.policy import Pending, Policy
 from harness.scenario.fake_api.served import transient
 from harness.scenario.fake_api.tool_map import ToolMap
@@ -31,6 +32,7 @@ class ScriptedReplies(Policy):
     def __init__(self, replies: Iterable[Reply] = (), label: str = "the scenario") -> None:
         self.tool_map = ToolMap()  # the agent's names for the standard tools
         self.not_applicable: str | None = None  # why the agent cannot meet the script, when it cannot
+        self.unmet_in: Exchange | None = None  # the request whose reply it could not meet
         self.queue(replies, label)
 
     def queue(self, replies: Iterable[Reply], label: str) -> None:
@@ -55,6 +57,7 @@ class ScriptedReplies(Policy):
         written = self.replies[self.served]
         if self.not_applicable is None:
             self.not_applicable = unmet_need(written, pending.record.whole, self.tool_map)
+            self.unmet_in = pending.record if self.not_applicable is not None else None
         self.served += 1
         return self.tool_map.reply_for_agent(written)
 
