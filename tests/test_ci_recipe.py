@@ -207,3 +207,14 @@ def test_a_profile_name_with_a_typo_is_a_usage_error_naming_the_profiles(tmp_pat
     assert run.returncode == 4, run.stdout[-2000:] + run.stderr[-2000:]
     assert "HYPOTHESIS_PROFILE='sharde': no hypothesis profile of that name" in run.stderr
     assert "ci, quick, thorough, shared" in run.stderr and "Traceback" not in run.stderr + run.stdout
+
+
+def test_a_shared_database_that_cannot_be_used_is_a_usage_error(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "harness.library.properties"],
+        cwd=tmp_path, env=os.environ | {"HYPOTHESIS_PROFILE": "shared", "HYPOTHESIS_SHARED_DB": "github:octo"},
+        capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 4, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "HYPOTHESIS_SHARED_DB=github:octo: expected github:OWNER/REPO" in run.stderr
+    assert "INTERNALERROR" not in run.stdout + run.stderr and "Traceback" not in run.stdout + run.stderr

@@ -67,6 +67,7 @@ def test_ci_s_github_artifact_is_read_only_even_where_ci_writes() -> None:
 @pytest.mark.parametrize(("environ", "says"), [
     ({"HYPOTHESIS_SHARED_DB": "github:octo"}, "expected github:OWNER/REPO"),
     ({"HYPOTHESIS_SHARED_DB": "/tmp/x", "HYPOTHESIS_SHARED_DB_MODE": "sometimes"}, "expected read or write"),
+    ({"HYPOTHESIS_SHARED_DB": __file__}, "not a folder; name a folder every machine mounts"),
 ])
 def test_a_database_that_cannot_be_used_says_why(environ: dict[str, str], says: str) -> None:
     with pytest.raises(DatabaseConfigError, match=says):

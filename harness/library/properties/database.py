@@ -23,6 +23,7 @@ what their own experiments find.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from hypothesis.database import (
     DirectoryBasedExampleDatabase,
@@ -73,6 +74,9 @@ def shared_database(where: str) -> ExampleDatabase:
         if not owner or not repo:
             raise DatabaseConfigError(f"{SHARED_VARIABLE}={where}: expected github:OWNER/REPO or github:OWNER/REPO/ARTIFACT")
         return GitHubArtifactDatabase(owner, repo, **({"artifact_name": artifact} if artifact else {}))
+    if Path(where).exists() and not Path(where).is_dir():
+        raise DatabaseConfigError(f"{SHARED_VARIABLE}={where}: not a folder; name a folder every machine mounts, "
+                                  "redis://HOST:PORT/DB or github:OWNER/REPO")
     return DirectoryBasedExampleDatabase(where)
 
 

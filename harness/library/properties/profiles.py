@@ -26,14 +26,19 @@ from hypothesis import HealthCheck, settings
 from hypothesis.errors import InvalidArgument
 
 from harness.library.properties import PROFILE_NAMES
-from harness.library.properties.database import example_database
+from harness.library.properties.database import DatabaseConfigError, example_database
 
 LONG_PROFILES = ("thorough", "shared")
 
 
 def register() -> None:
     """Register the four profiles (loading none)."""
-    database = example_database(os.environ)
+    try:
+        database = example_database(os.environ)
+    except DatabaseConfigError as error:  # the environment names a database that cannot be used: say so, once
+        from pytest import UsageError
+
+        raise UsageError(str(error)) from None
     common: dict = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
     random = dict(common, **({"database": database} if database is not None else {}))
     settings.register_profile("ci", derandomize=True, max_examples=100, stateful_step_count=6, **common)
