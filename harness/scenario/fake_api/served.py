@@ -56,10 +56,10 @@ def arrived_whole(request: Exchange) -> bool:
     reply, plan = request.reply, request.plan
     if request.violations or request.timed_out or reply is None or plan is None or not request.streaming:
         return False
-    ended_early = [f for f in reply.faults if f.breaks_message]
-    if plan.connection or plan.status != 200 or plan.ending != "complete" or any(type(f) is not EndEarly for f in ended_early):
+    breaking = [f for f in reply.faults if f.breaks_message]  # an end before message_stop, at most
+    if plan.connection or plan.status != 200 or plan.ending != "complete" or any(type(f) is not EndEarly for f in breaking):
         return False
-    return whole_but_message_stop(plan.events) if ended_early else not out_of_order(plan.events)
+    return whole_but_message_stop(plan.events) if breaking else not out_of_order(plan.events)
 
 
 def fatal(request: Exchange) -> bool:
