@@ -12,6 +12,7 @@ the server lost.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from contextlib import ExitStack
 from pathlib import Path
@@ -41,7 +42,10 @@ def load(name: str) -> dict[str, Any]:
 
 
 def replies(case: dict[str, Any]) -> list[Any]:
-    return [reply_from(exchange["reply"]) for exchange in case["exchanges"] if "reply" in exchange]
+    """The capture's replies, served as written: the client's next requests answer them as
+    they were, with no thinking the fake API would add today."""
+    return [dataclasses.replace(reply_from(exchange["reply"]), as_written=True)
+            for exchange in case["exchanges"] if "reply" in exchange]
 
 
 def replay(case: dict[str, Any]) -> tuple[Responder, list[str], list[str]]:

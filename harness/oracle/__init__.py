@@ -54,6 +54,11 @@ Thinking
 - ``messages.N.content.K: Invalid `signature` in `thinking` block`` -- a signature the API
   handed out for another model than the request's (``check_request(body, signatures=…)``
   only: the signatures and their models are what the server remembers of its answers)
+- ``messages.N.content.0.type: Expected `thinking` or `redacted_thinking`, but found `X`.
+  When `thinking` is enabled, a final `assistant` message must start with a thinking block
+  …`` -- thinking ``enabled``, inside a tool loop whose first assistant message the API
+  answered with thinking first (``check_request(body, thought_calls=…)`` only: the tool
+  calls it handed out after thinking are what the server remembers)
 
 Validation, reported before the rules above (``fields``, ``blocks``; pydantic's words)
 - ``model``, ``max_tokens``, ``temperature``, ``top_p``, ``top_k``: types and ranges
@@ -81,8 +86,9 @@ counts, effort levels, the legacy -1 of the sampling fields, uploaded files, sam
 fields beside thinking: ```top_k` must be unset when thinking is enabled``); where
 ``role: system`` messages may stand and which models take them (no real error text found); that thinking blocks equal the response that produced
 them (that needs the earlier responses, which the caller holds); that with
-thinking on, the last tool-using assistant turn starts with thinking (adaptive thinking
-may skip it); model capabilities such as prefill support; a final assistant message
+thinking on, a tool loop's first assistant message starts with thinking where the server
+that answered it is not the caller (adaptive thinking, a forced tool, another server's
+answer may have none); model capabilities such as prefill support; a final assistant message
 ending in ``tool_use``; the top-level ``system`` text. A conversation may open with an
 assistant message: the first-party API accepts it (only Bedrock says ``first message
 must use the "user" role``).

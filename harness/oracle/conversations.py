@@ -28,7 +28,7 @@ as a body parsed from a request's bytes is not.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from harness.oracle.messages import HistoryPass, final_matters
@@ -90,13 +90,14 @@ class ConversationChecker:
     def check_request(
         self, body: Mapping[str, Any], *, content: bytes | None = None,
         signatures: Mapping[str, str] | None = None, betas: Sequence[str] | None = None,
+        thought_calls: Collection[str] | None = None,
     ) -> list[Violation]:
-        """``harness.oracle.check_request(body, signatures=…, betas=…)``, the same verdict;
+        """``harness.oracle.check_request(body, signatures=…, betas=…, thought_calls=…)``, the same verdict;
         ``content``: the bytes ``body`` was parsed from, when the caller has them."""
         messages = body.get("messages")
         self.shared = 0
         if not isinstance(messages, list):
-            return judge(body, None, signatures=signatures, betas=betas)
+            return judge(body, None, signatures=signatures, betas=betas, thought_calls=thought_calls)
         seen, shared, message_offsets = self._by_bytes(messages, content) if content is not None else (None, 0, None)
         if seen is not None:  # the body is the earlier one's outside its messages, byte for byte
             server_tools, outside = seen.server_tools, seen.outside
@@ -121,7 +122,7 @@ class ConversationChecker:
             message_offsets = message_offsets.keeping(states)
         self._remember(seen, _Seen(messages, message_offsets, states, server_tools, outside))
         self.shared = shared
-        return judge(body, history, signatures=signatures, betas=betas, outside=outside)
+        return judge(body, history, signatures=signatures, betas=betas, outside=outside, thought_calls=thought_calls)
 
     def _by_bytes(self, messages: list[Any], content: bytes) -> tuple[_Seen | None, int, MessageOffsets | None]:
         for seen in self._seen:

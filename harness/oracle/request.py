@@ -9,15 +9,16 @@ not a list), read to the end; what a rule needs of every message the pass noted
 ``BETA_RULES`` hold where no beta of the request lifts them (the table in ``betas`` says
 which beta lifts which rule): they run after the fields, and only when the caller knows
 the request's betas (``check_request(body, betas=[…])``; ``[]`` for none). A body whose
-headers were not kept is not judged by them: a false alarm is worse than a miss. The one
-rule that needs what the API answered before, thinking signed by another model, runs last
-and only when the caller gives the signatures (``signatures``).
+headers were not kept is not judged by them: a false alarm is worse than a miss. The two
+rules that need what the API answered before run last, each only when the caller gives
+what the server remembers: thinking signed by another model (``signatures``), and
+thinking dropped from the turn a tool loop belongs to (``thought_calls``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from harness.oracle import wording
@@ -25,6 +26,7 @@ from harness.oracle.betas import lifted_rules
 from harness.oracle.fields import field_violations, integer_problem
 from harness.oracle.messages import HistoryPass, content_blocks
 from harness.oracle.signatures import signed_by_the_requested_model
+from harness.oracle.thinking_kept import thinking_opens_the_tool_loop
 from harness.oracle.wording import Violation
 
 MAX_CACHE_CONTROL_BLOCKS = 4
@@ -42,23 +44,26 @@ RequestRule = Callable[[Mapping[str, Any], HistoryPass | None], list[Violation]]
 
 def check_request(
     body: Mapping[str, Any], *, signatures: Mapping[str, str] | None = None, betas: Sequence[str] | None = None,
+    thought_calls: Collection[str] | None = None,
 ) -> list[Violation]:
     """Check a whole request body. ``signatures``: the thinking signatures the API handed
     out, each with the model that wrote it (what a fake API remembers of its answers);
     without them, signatures are not checked. ``betas``: the request's ``anthropic-beta``
-    values (``[]``: none); without them, the rules a beta lifts are not checked."""
+    values (``[]``: none); without them, the rules a beta lifts are not checked.
+    ``thought_calls``: the tool_use ids the API handed out in answers that opened with
+    thinking; without them, thinking dropped inside a tool loop is not checked."""
     messages = body.get("messages")
     history = None
     if isinstance(messages, list):
         history = HistoryPass(server_tool_names(body))
         history.read(messages, len(messages))
-    return judge(body, history, signatures=signatures, betas=betas)
+    return judge(body, history, signatures=signatures, betas=betas, thought_calls=thought_calls)
 
 
 def judge(
     body: Mapping[str, Any], history: HistoryPass | None, *,
     signatures: Mapping[str, str] | None = None, betas: Sequence[str] | None = None,
-    outside: dict[Any, list[Violation]] | None = None,
+    outside: dict[Any, list[Violation]] | None = None, thought_calls: Collection[str] | None = None,
 ) -> list[Violation]:
     """``check_request`` once its ``messages`` (a list) are read by ``history`` to the end
     (None when they are not a list): every rule, in the order the API reports them. The
@@ -77,6 +82,8 @@ def judge(
         found += _judged(rule, body, history, known)
     if signatures and history is not None:
         found += signed_by_the_requested_model(body, history.tally, signatures)
+    if thought_calls and history is not None:
+        found += thinking_opens_the_tool_loop(body, history.tally, thought_calls)
     return found
 
 

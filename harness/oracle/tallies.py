@@ -7,6 +7,10 @@
                      (tool_result content too), for ``request.file_sources_need_the_files_beta``
     signed           (message, block, signature) of each thinking block with a string
                      signature, for ``signatures.signed_by_the_requested_model``
+    opener           (message, its first block's type, its tool_use ids) of the first
+                     assistant message after the last user message without tool results:
+                     where the assistant turn a tool loop belongs to opens, for
+                     ``thinking_kept.thinking_opens_the_tool_loop``
 
 A tally of ``messages[:n]`` plus the notes of the messages after it is the tally of the
 whole list: a conversation resumed from a tally reads only its new messages.
@@ -28,10 +32,13 @@ class Tally:
     cache_controls: int = 0
     file_sources: list[tuple[str, str]] = field(default_factory=list)
     signed: list[tuple[int, int, str]] = field(default_factory=list)
+    opener: tuple[int, str, tuple[str, ...]] | None = None
+    opening: bool = False  # a user message without tool results was read: the next assistant message opens a turn
 
     def note(self, index: int, raw: Any) -> None:
         """Note message ``index`` (any JSON: only an object with a list ``content`` has blocks)."""
         content = raw.get("content") if isinstance(raw, _MAPPING) else None
+        self._note_turn(index, raw.get("role") if isinstance(raw, _MAPPING) else None, content)
         if not isinstance(content, list):
             return
         for k, block in enumerate(content):
@@ -51,6 +58,16 @@ class Tally:
                 if isinstance(signature, str):
                     self.signed.append((index, k, signature))
 
+    def _note_turn(self, index: int, role: Any, content: Any) -> None:
+        blocks = content if isinstance(content, list) else []
+        if role == "user" and not any(isinstance(b, _MAPPING) and b.get("type") == "tool_result" for b in blocks):
+            self.opener, self.opening = None, True
+        elif role == "assistant" and self.opening:
+            first = blocks[0].get("type") if blocks and isinstance(blocks[0], _MAPPING) else "text"
+            calls = tuple(b["id"] for b in blocks if isinstance(b, _MAPPING) and b.get("type") == "tool_use"
+                          and isinstance(b.get("id"), str))
+            self.opener, self.opening = (index, str(first), calls), False
+
     def _note_file_source(self, at: str, block: Mapping[str, Any]) -> None:
         kind, source = block.get("type"), block.get("source")
         if isinstance(kind, str) and isinstance(source, _MAPPING) and source.get("type") == "file":
@@ -58,4 +75,4 @@ class Tally:
 
     def copy(self) -> Tally:
         """A tally to go on from, leaving this one as it is."""
-        return Tally(self.cache_controls, list(self.file_sources), list(self.signed))
+        return Tally(self.cache_controls, list(self.file_sources), list(self.signed), self.opener, self.opening)

@@ -49,6 +49,13 @@ TOOL_NAME_PATTERN = "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"
 TOOL_NAMES_UNIQUE = "Tool names must be unique."
 CACHE_CONTROL_LIMIT = "A maximum of {limit} blocks with cache_control may be provided. Found {found}."
 INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
+THINKING_OPENS_THE_TURN = (
+    "Expected `thinking` or `redacted_thinking`, but found `{found}`. When `thinking` is enabled, a final "
+    "`assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and "
+    "`tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this "
+    "requirement, disable `thinking`. Please consult our documentation at "
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+)
 BUDGET_NOT_BELOW_MAX_TOKENS = (
     "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"

@@ -6,7 +6,9 @@ own words (two policies; see ``policy``):
                   should be a valid dictionary"
     OracleCheck   a conversation that breaks the API's rules: the oracle's 400, its first
                   violation (``harness.oracle``); it remembers the thinking signatures the
-                  fake API hands out, with their model, for the rule on signatures
+                  fake API hands out, with their model, for the rule on signatures, and the
+                  tool calls it handed out after thinking, for the rule on thinking kept
+                  in a tool loop
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from harness.oracle import error_body, wording
 from harness.oracle.conversations import ConversationChecker
 from harness.oracle.signatures import signatures_in
+from harness.oracle.thinking_kept import calls_after_thinking
 from harness.scenario.fake_api.policy import Pending, Policy, Refusal
 from harness.scenario.format.problem import Kind, Problem
 from harness.wire import api_errors, json_body
@@ -42,13 +45,14 @@ class OracleCheck(Policy):
 
     def __init__(self) -> None:
         self.signatures: dict[str, str] = {}  # thinking signature → the model it was handed out for
+        self.thought_calls: set[str] = set()  # tool_use ids handed out in answers that opened with thinking
         self.checker = ConversationChecker()
 
     def refuse(self, pending: Pending) -> Refusal | None:
         record = pending.record
         content = pending.content if record.whole is record.body else None  # the bytes of a conversation sent whole
         record.violations = self.checker.check_request(record.whole, content=content, signatures=self.signatures,
-                                                       betas=record.betas)
+                                                       betas=record.betas, thought_calls=self.thought_calls)
         if not record.violations:
             return None
         plan = json_plan(400, error_body(record.violations, request_id=pending.request_id), pending.request_id)
@@ -56,13 +60,15 @@ class OracleCheck(Policy):
                                    for v in record.violations))
 
     def answered(self, pending: Pending) -> None:
-        """Thinking signatures are bound to the model that wrote them."""
+        """Thinking signatures are bound to the model that wrote them; the tool calls of an
+        answer that thought first are the turn whose thinking must come back."""
         plan = pending.record.plan
         assert plan is not None
-        if b"signature" not in plan.body:  # nothing the client got hands one out
+        if b"thinking" not in plan.body:  # nothing the client got thinks
             return
         for signature in signatures_in(plan.events):
             self.signatures[signature] = pending.model
+        self.thought_calls.update(calls_after_thinking(plan.events))
 
 
 def _is_json(content: bytes) -> bool:

@@ -3,7 +3,8 @@
 not JSON or not a JSON object, a message-thread error, a conversation that breaks the
 API's rules: ``refusals``, ``threads``); any other gets the scenario's next reply for the
 turn, or its final error once more (``script``). A reply with ``unstreamed:`` serves that
-reply instead to a request that does not stream.
+reply instead to a request that does not stream; one to a request that opens a turn with
+thinking enabled thinks first, as the real API's does (``thinking_first``).
 
 Shared by the in-process transports (``transport``) and the socket server, which calls
 ``claim`` and ``settle`` under its lock and ``render`` outside it.
@@ -22,6 +23,7 @@ from harness.scenario.fake_api.script import (
     FinalErrorAgain,
     ScriptedReplies,
 )
+from harness.scenario.fake_api.thinking_first import thinks_first
 from harness.scenario.fake_api.threads import Threads
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.model import DEFAULT_MODEL
@@ -133,7 +135,8 @@ class Responder:
             self.overrun.append(problem)
             record.plan = harness_error_plan(f"harness: {message}", pending.request_id)
             return None
-        record.reply = planned.unstreamed if planned.unstreamed is not None and not record.streaming else planned
+        chosen = planned.unstreamed if planned.unstreamed is not None and not record.streaming else planned
+        record.reply = thinks_first(chosen, record.whole)
         pending.planned = planned
         pending.model = (record.body.get("model") if isinstance(record.body, dict) else None) or self.model
         pending.where = f"the reply on line {planned.line}" if planned.line else f"reply {self.script.served} of {self.label}"
@@ -166,7 +169,7 @@ class Responder:
             record.plan = harness_error_plan("harness: unservable reply", pending.request_id)
             pending.served = False
             return problem
-        if pending.planned is not reply:
+        if pending.planned is not None and pending.planned.unstreamed is not None and not record.streaming:
             record.plan.form = "the reply's `unstreamed:` form (the request does not stream)"
         return None
 

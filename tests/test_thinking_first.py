@@ -1,0 +1,168 @@
+"""With ``thinking: {type: enabled}`` the real API opens each assistant turn with a thinking
+block, and refuses a tool loop whose first assistant message lost it ("Expected `thinking`
+or `redacted_thinking`, but found `tool_use`", quoted in public reports against clients that
+dropped it). The fake API thinks first where the real one would, and holds an agent that
+drops the block to that 400; an agent that keeps it, one with adaptive thinking, a forced
+tool and a reply served as written meet no alarm."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.agents.context import AgentContext
+from harness.oracle import check_request
+from harness.oracle.conversations import ConversationChecker
+from harness.oracle.thinking_kept import calls_after_thinking
+from harness.scenario.fake_api.thinking_first import THOUGHT
+from harness.scenario.format.loader import load_scenario
+from harness.scenario.run.runner import run_scenario
+
+READ = {"name": "read_file", "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}
+ENABLED = {"type": "enabled", "budget_tokens": 1024}
+SCENARIO = """\
+name: thinking-tool-loop
+about: A turn that reads a file, then answers; a second turn that answers at once.
+workspace: {notes.txt: "remember this\\n"}
+turns:
+  - user: Read the notes
+    replies:
+      - text: Reading.
+        tool_use: {name: Read, input: {file_path: notes.txt}}
+      - text: Reading again.
+        tool_use: {name: Read, input: {file_path: notes.txt}}
+      - text: They say "remember this".
+    expect: {requests: 3, end: end_turn}
+  - user: Thanks
+    replies:
+      - text: You are welcome.
+    expect: {requests: 1, end: end_turn}
+"""
+
+
+class Thinks:
+    """A tool-using agent with thinking; ``keep=False`` drops the thinking blocks it gets."""
+
+    tool_map = {"Read": {"name": "read_file", "input": {"file_path": "path"}}}
+
+    def __init__(self, ctx: AgentContext, *, thinking: dict = ENABLED, keep: bool = True, stream: bool = False,
+                 tool_choice: dict | None = None) -> None:
+        self.client, self.workspace = ctx.client.with_options(max_retries=0), ctx.workspace
+        self.thinking, self.keep, self.stream, self.tool_choice = thinking, keep, stream, tool_choice
+        self.history: list[dict[str, Any]] = []
+
+    def ask(self) -> Any:
+        options: dict[str, Any] = {"tool_choice": self.tool_choice} if self.tool_choice else {}
+        arguments = dict(model="claude-sonnet-4-5", max_tokens=4096, thinking=self.thinking, tools=[READ],
+                         messages=self.history, **options)
+        if self.stream:
+            with self.client.messages.stream(**arguments) as stream:
+                return stream.get_final_message()
+        return self.client.messages.create(**arguments)
+
+    def run_turn(self, text: str) -> None:
+        self.history.append({"role": "user", "content": text})
+        while True:
+            message = self.ask()
+            blocks = [b.model_dump(exclude_none=True) for b in message.content
+                      if self.keep or b.type not in ("thinking", "redacted_thinking")]
+            self.history.append({"role": "assistant", "content": blocks})
+            calls = [b for b in message.content if b.type == "tool_use"]
+            if not calls:
+                return
+            self.history.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": call.id,
+                 "content": (self.workspace / call.input["path"]).read_text()} for call in calls]})
+            self.tool_choice = None  # forced once at most
+
+
+def run(tmp_path: Path, text: str = SCENARIO, **agent: Any) -> Any:
+    path = tmp_path / "scenario.yaml"
+    path.write_text(text)
+    return run_scenario(load_scenario(path), agent=lambda ctx: Thinks(ctx, **agent))
+
+
+def thinking_blocks(outcome: Any) -> list[int]:
+    """For each request served, how many thinking blocks its answer held."""
+    return [r.plan.body.count(b'"type":"thinking"') + r.plan.body.count(b'"type": "thinking"')
+            for r in outcome.requests if r.reply is not None]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])
+def test_the_first_answer_of_each_turn_thinks_and_an_agent_that_keeps_it_passes(tmp_path: Path, stream: bool) -> None:
+    outcome = run(tmp_path, stream=stream)
+    assert outcome.passed, [str(p) for p in outcome.problems]
+    assert [r.reply.thinks for r in outcome.requests] == [True, False, False, True, True]  # the last: the probe turn
+    second = outcome.requests[1].body["messages"][1]["content"][0]
+    assert second == {"type": "thinking", "thinking": THOUGHT, "signature": second["signature"]}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])
+def test_an_agent_that_drops_the_thinking_in_its_tool_loop_gets_the_real_400(tmp_path: Path, stream: bool) -> None:
+    outcome = run(tmp_path, keep=False, stream=stream)
+    assert not outcome.passed
+    refused = outcome.requests[1]
+    assert refused.plan.status == 400
+    assert refused.violations[0].api_text.startswith(
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` "
+        "is enabled, a final `assistant` message must start with a thinking block")
+
+
+def test_adaptive_thinking_may_skip_thinking_so_nothing_is_added_or_judged(tmp_path: Path) -> None:
+    outcome = run(tmp_path, thinking={"type": "adaptive"}, keep=False)
+    assert outcome.passed, [str(p) for p in outcome.problems]
+    assert not any(r.reply.thinks for r in outcome.requests)
+
+
+def test_a_forced_tool_gets_no_thinking_and_no_alarm(tmp_path: Path) -> None:
+    outcome = run(tmp_path, keep=False, tool_choice={"type": "any"})
+    assert outcome.passed, [str(p) for p in outcome.problems]
+    assert [r.reply.thinks for r in outcome.requests] == [False, False, False, True, True]
+
+
+def test_a_reply_served_as_written_or_with_a_fault_keeps_its_own_events(tmp_path: Path) -> None:
+    text = SCENARIO.replace("      - text: Reading.\n", "      - text: Reading.\n        as_written: true\n")
+    text = text.replace("      - text: You are welcome.\n", "      - text: You are welcome.\n        pings: 2\n")
+    outcome = run(tmp_path, text, keep=False)
+    assert outcome.passed, [str(p) for p in outcome.problems]  # nothing thought first: nothing to drop
+    assert [r.reply.thinks for r in outcome.requests] == [False, False, False, False, True]
+
+
+LOOP = [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "content": [{"type": "text", "text": "Reading."},
+                                      {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_2", "name": "read_file", "input": {}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "x"}]},
+]
+
+
+def test_the_rule_names_the_loops_first_assistant_message_and_needs_the_servers_memory() -> None:
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 4096, "thinking": ENABLED, "messages": LOOP}
+    found = check_request(body, thought_calls={"toolu_1"})
+    assert [v.path for v in found] == ["messages.1.content.0.type"]
+    assert check_request(body) == []  # a recording: what was answered is not known
+    assert check_request(body, thought_calls={"toolu_2"}) == []  # the later message never needed thinking
+    assert check_request({**body, "thinking": {"type": "adaptive"}}, thought_calls={"toolu_1"}) == []
+    new_turn = [*LOOP, {"role": "assistant", "content": "Done."}, {"role": "user", "content": "next"}]
+    assert check_request({**body, "messages": new_turn}, thought_calls={"toolu_1"}) == []
+
+
+def test_the_incremental_checker_gives_the_same_verdict_request_by_request() -> None:
+    checker = ConversationChecker()
+    for n in range(1, len(LOOP) + 1):
+        body = {"model": "claude-sonnet-4-5", "max_tokens": 4096, "thinking": ENABLED, "messages": LOOP[:n]}
+        assert checker.check_request(body, thought_calls={"toolu_1"}) == check_request(body, thought_calls={"toolu_1"})
+
+
+def test_only_an_answer_that_opens_with_thinking_hands_out_thought_calls() -> None:
+    def start(block: dict) -> dict:
+        return {"type": "content_block_start", "content_block": block}
+    call = start({"type": "tool_use", "id": "toolu_9", "name": "x", "input": {}})
+    assert calls_after_thinking([start({"type": "thinking", "thinking": ""}), call]) == ["toolu_9"]
+    assert calls_after_thinking([start({"type": "redacted_thinking", "data": "x"}), call]) == ["toolu_9"]
+    assert calls_after_thinking([start({"type": "text", "text": ""}), call]) == []
