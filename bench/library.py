@@ -102,7 +102,7 @@ def _in_workers(files: list[Path], outcomes: dict[str, Any], scale: float) -> di
 
 
 def _passed(result: str) -> bool | str:
-    return "invalid" if result == "broken" else result in ("pass", "skip")
+    return "invalid" if result == "broken" else result in ("pass", "skip", "n/a")  # as Outcome.passed: n/a has no problem
 
 
 def wire_checks(scale: float) -> dict[str, Any]:

@@ -68,7 +68,7 @@ def test_the_tool_runner_agent_runs_the_whole_library_without_the_harness_failin
         failed += not outcome.passed
         harness_trouble = [p for p in outcome.problems if p.kind is Kind.HARNESS]
         assert not harness_trouble, format_timeline(outcome)
-    assert failed >= 6  # its real failures, listed in docs/your-agent.md
+    assert failed >= 5  # its real failures, listed in docs/your-agent.md
 
 
 class RetriesBySDK:

@@ -117,10 +117,15 @@ def test_adaptive_thinking_may_skip_thinking_so_nothing_is_added_or_judged(tmp_p
     assert not any(r.reply.thinks for r in outcome.requests)
 
 
-def test_a_forced_tool_gets_no_thinking_and_no_alarm(tmp_path: Path) -> None:
-    outcome = run(tmp_path, keep=False, tool_choice={"type": "any"})
-    assert outcome.passed, [str(p) for p in outcome.problems]
-    assert [r.reply.thinks for r in outcome.requests] == [False, False, False, True, True]
+def test_a_forced_tool_with_thinking_enabled_is_the_apis_400_and_with_adaptive_thinking_passes(tmp_path: Path) -> None:
+    refused = run(tmp_path, tool_choice={"type": "any"})
+    assert refused.requests[0].plan.status == 400
+    assert refused.requests[0].violations[0].api_text == "Thinking may not be enabled when tool_choice forces tool use."
+    adaptive = run(tmp_path, thinking={"type": "adaptive"}, tool_choice={"type": "tool", "name": "read_file"})
+    assert adaptive.passed, [str(p) for p in adaptive.problems]
+    body = {"model": "m", "max_tokens": 4096, "messages": [{"role": "user", "content": "hi"}], "thinking": ENABLED}
+    assert check_request({**body, "tool_choice": {"type": "auto"}}) == []
+    assert check_request({**body, "thinking": {"type": "adaptive"}, "tool_choice": {"type": "any"}}) == []
 
 
 def test_a_reply_served_as_written_or_with_a_fault_keeps_its_own_events(tmp_path: Path) -> None:

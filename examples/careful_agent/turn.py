@@ -48,6 +48,8 @@ class _GiveUp(Exception):
         self.failure = failure
 
 
+WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
+"""The API's own web search, run on its side: a long search may pause the turn (``pause_turn``)."""
 SENT_BACK = {"text": ("text",), "thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
 
 
@@ -143,7 +145,7 @@ class Conversation:
         attempt = 0
         while True:
             got = yield _Ask({"model": self.model, "max_tokens": self.max_tokens, "system": SYSTEM_PROMPT,
-                              "tools": self.workbench.catalogue(), "messages": copy.deepcopy(self.history)})
+                              "tools": [*self.workbench.catalogue(), WEB_SEARCH], "messages": copy.deepcopy(self.history)})
             if not isinstance(got, BaseException):
                 return got
             failure = diagnose(got, self.wall)

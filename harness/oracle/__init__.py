@@ -71,6 +71,9 @@ Validation, reported before the rules above (``fields``, ``blocks``; pydantic's 
   unknown block types and unknown fields pass
 
 Request (``check_request`` only)
+- ``Thinking may not be enabled when tool_choice forces tool use.`` (no path) -- thinking
+  ``enabled`` with ``tool_choice`` ``any`` or ``tool`` (``adaptive`` is not judged: some
+  models take a forced tool with it)
 - ``tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`` /
   ``String should have at most 128 characters``; ``tools: Tool names must be unique.``
 - ``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path)

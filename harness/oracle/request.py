@@ -183,6 +183,17 @@ def thinking_budget_below_max_tokens(body: Mapping[str, Any], history: HistoryPa
     return [Violation("", wording.BUDGET_NOT_BELOW_MAX_TOKENS)]
 
 
+def thinking_without_a_forced_tool(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
+    """``Thinking may not be enabled when tool_choice forces tool use.`` (no path) -- with
+    ``thinking: {type: enabled}`` and a ``tool_choice`` of ``any`` or ``tool`` ("tool_choice
+    options that force tool use return an error with manual extended thinking", the thinking
+    docs; ``adaptive`` thinking takes a forced tool on some models: not judged)."""
+    thinking, choice = body.get("thinking"), body.get("tool_choice")
+    if not isinstance(thinking, _MAPPING) or thinking.get("type") != "enabled" or not isinstance(choice, _MAPPING):
+        return []
+    return [Violation("", wording.THINKING_WITH_A_FORCED_TOOL)] if choice.get("type") in ("any", "tool") else []
+
+
 def file_sources_need_the_files_beta(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
     """``messages.N.content.K.document.source: Input tag 'file' found using 'type' does not
     match any of the expected tags: 'base64', 'content', 'text', 'url'`` (``image``: 'base64',
@@ -196,12 +207,14 @@ def file_sources_need_the_files_beta(body: Mapping[str, Any], history: HistoryPa
 
 
 REQUEST_RULES: tuple[RequestRule, ...] = (
-    messages_rules, thinking_enabled_for_final_thinking, tool_names_match_pattern,
+    thinking_without_a_forced_tool, messages_rules, thinking_enabled_for_final_thinking, tool_names_match_pattern,
     tool_names_unique, cache_control_limit,
 )
 BETA_RULES: tuple[RequestRule, ...] = (file_sources_need_the_files_beta, thinking_budget_below_max_tokens)
 """The rules a beta lifts (``betas.BETAS``, each beta's ``lifts``), run after the fields."""
-OUTSIDE_MESSAGES: frozenset[RequestRule] = frozenset({tool_names_match_pattern, tool_names_unique, thinking_budget_below_max_tokens})
+OUTSIDE_MESSAGES: frozenset[RequestRule] = frozenset({
+    tool_names_match_pattern, tool_names_unique, thinking_budget_below_max_tokens, thinking_without_a_forced_tool,
+})
 """The rules that read nothing of ``messages``: their verdict holds while the rest of the body does."""
 
 

@@ -60,6 +60,7 @@ BUDGET_NOT_BELOW_MAX_TOKENS = (
     "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
 )
+THINKING_WITH_A_FORCED_TOOL = "Thinking may not be enabled when tool_choice forces tool use."
 FILE_SOURCE_TAG = "Input tag 'file' found using 'type' does not match any of the expected tags: {tags}"
 
 # Field validation, in pydantic's words (the API validates the body with it, lax mode).

@@ -10,6 +10,7 @@ import threading
 from typing import Callable
 
 from harness.scenario.checks.policies import policy_options
+from harness.scenario.fake_api.tool_map import ToolMap, ToolMapError
 from harness.scenario.format.limits import load_limits
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.tool_map_file import load_tool_map
@@ -24,6 +25,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     policies = policy_options(getattr(args, "policy", None) or [])
     rate_limits = load_limits(args.limits) if getattr(args, "limits", None) else None
     tool_map = load_tool_map(args.tool_map) if getattr(args, "tool_map", None) else None
+    try:
+        ToolMap(tool_map)
+    except ToolMapError as error:
+        print(f"harness: {args.tool_map}: {error}", file=sys.stderr)
+        return 2
     log = lambda line: print(line, flush=True)  # noqa: E731
     server = build_server(
         scenario, host=args.host, port=args.port, time_scale=args.time_scale,

@@ -20,7 +20,6 @@ from harness.wire.replies import Reply
 
 FINAL_STOPS = ("end_turn", "end_turn", "end_turn", "stop_sequence", "refusal", "max_tokens", "model_context_window_exceeded")
 CONTINUING_STOPS = ("tool_use", "tool_use", "tool_use", "pause_turn", "max_tokens")
-END_REASONS = {"model_context_window_exceeded": "context_window"}
 
 
 WORDS = ("Done.", "Reading", "the", "file", "é", "ß", "日本", "\U0001f600", "\n", " ")

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from harness.scenario.format.model import Interrupt, Turn
+from harness.scenario.format.schema import END_ALIASES
 from harness.strategies.built import integers, once
 from harness.strategies.faults import (
     GIVE_UP_RETRY_AFTER,
@@ -20,7 +21,7 @@ from harness.strategies.faults import (
     http_errors,
     parser_dependent,
 )
-from harness.strategies.replies import END_REASONS, event_count, replies
+from harness.strategies.replies import event_count, replies
 from harness.strategies.tool_calls import ToolLike
 from harness.wire.api_errors import api_error
 from harness.wire.faults import interrupt
@@ -122,7 +123,7 @@ def turn_end(reply: Reply) -> str | None:
     stop = message.get("stop_reason", "tool_use" if calls else "end_turn")
     if stop == "pause_turn" or (stop in ("tool_use", "max_tokens") and calls):
         return None
-    return END_REASONS.get(stop, stop)
+    return END_ALIASES.get(stop, stop)
 
 
 @st.composite
@@ -204,11 +205,18 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
         positions.append(len(served))
         served.append(answer)
         end = turn_end(answer)
+        if end == "max_tokens":  # an agent may ask the model to go on: the continuation is there, unused by mini_agent
+            return Schedule((*served, CONTINUATION), len(served), end, budget, tuple(positions), needs=("mini_agent",))
         if end is not None:
             needs = (("retries",) if retried else ()) + (("continues_after_cut_tool_call",) if cut else ())
             return Schedule(tuple(served), len(served), end, budget, tuple(positions), needs=_of_parser(needs, parser))
         cut = cut or (answer.message or {}).get("stop_reason") == "max_tokens"  # a tool call cut short: the turn went on
     raise AssertionError("the last answer of a schedule must end the turn")
+
+
+CONTINUATION = Reply(message={"text": " and so on."})
+"""The model going on after an answer cut by ``max_tokens``, for an agent that asks it to
+(``continues_after_max_tokens``); mini_agent ends the turn there."""
 
 
 def _of_parser(needs: tuple[str, ...], parser: bool) -> tuple[str, ...]:

@@ -28,9 +28,9 @@ def found(about: str, *replies: Reply, interrupt: Interrupt | None = None, **exp
 
 
 MAX_TOKENS_WHILE_THINKING = found("thinking is the last block", Reply(message={"thinking": "", "stop_reason": "max_tokens"}))
-PAUSE_TURN_WITH_TRAILING_SPACE = found(
+PAUSE_TURN_WITH_TRAILING_SPACE = found(  # mini_agent's alone: the API pauses only an agent with a server tool
     "pause_turn text ends in a newline",
-    Reply(message={"text": "Searching\n", "stop_reason": "pause_turn"}),
+    Reply(message={"text": "Searching\n", "stop_reason": "pause_turn"}, as_written=True),
     Reply(message={"text": "Done."}),
     requests=2,
 )
@@ -47,7 +47,7 @@ CTRL_C_AT_THE_ERROR_NOTICE = found("Ctrl+C at the error notice", Reply(error="au
 
 
 @example(MAX_TOKENS_WHILE_THINKING)
-@example(PAUSE_TURN_WITH_TRAILING_SPACE)
+@(example(PAUSE_TURN_WITH_TRAILING_SPACE) if AGENT is None else lambda test: test)
 @example(END_AFTER_MESSAGE_DELTA)
 @example(A_400_IS_FINAL)
 @example(A_400_IN_THE_STREAM_IS_FINAL)

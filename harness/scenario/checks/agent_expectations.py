@@ -15,6 +15,7 @@ from harness.agents.events import Notice, TextDelta, TurnEnd
 from harness.scenario.checks.golden import compare_transcript
 from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.format.sandbox import PathEscape, project_path
+from harness.scenario.format.schema import END_ALIASES
 
 EVENT_KEYS = ("notices", "no_notices", "text")
 AGENT_ONLY_ENDS = frozenset({"internal_error", "empty", "max_steps"})  # ends the wire cannot show
@@ -41,7 +42,7 @@ def agent_problems(outcome: Outcome, turn: TurnResult, expect: dict[str, Any]) -
         problems += [Unmet("notices", p) for p in _in_order("notices", expect["notices"], notices)]
     if expect.get("no_notices") and notices:
         problems.append(Unmet("no_notices", f"no_notices: but the turn showed {notices}"))
-    if "end" in expect and turn.of_type(TurnEnd) and turn.end != expect["end"]:
+    if "end" in expect and turn.of_type(TurnEnd) and END_ALIASES.get(turn.end or "", turn.end) != expect["end"]:
         said = turn.end or turn.raised or "nothing"
         problems.append(Unmet("end", f"end: expected {expect['end']}, the agent's TurnEnd says {said}"))
     if "text" in expect:

@@ -117,18 +117,21 @@ def _turn_invariants(outcome: Outcome, turn: TurnResult, replies: Sequence[Reply
 
 def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:
     """The policy that governs where the turn stopped, and what the agent did: it gave up
-    retrying a failure it may retry, or ended the turn at a tool call cut by ``max_tokens``."""
+    retrying a failure it may retry, or ended the turn at a tool call or an answer cut by
+    ``max_tokens``."""
     if not requests:
         return None
     last = requests[-1]
     if failed(last) and not fatal(last):
         return "retries", "it stopped retrying a transient failure (how often to retry is its own policy)"
     message = served_message(last)
-    if message and message.get("stop_reason") == "max_tokens" and any(
-            isinstance(block, dict) and block.get("type") == "tool_use" for block in message.get("content") or ()):
+    if not message or message.get("stop_reason") != "max_tokens":
+        return None
+    if any(isinstance(block, dict) and block.get("type") == "tool_use" for block in message.get("content") or ()):
         return ("continues_after_cut_tool_call",
                 "it ended the turn at a tool call cut by max_tokens (whether to go on is its own policy)")
-    return None
+    return ("continues_after_max_tokens",
+            "it ended the turn at an answer cut by max_tokens (whether to ask the model to go on is its own policy)")
 
 
 def run_invariants(requests: list[Exchange], *, policies: Mapping[str, Any]) -> Findings:

@@ -18,9 +18,8 @@ from harness.scenario.fake_api.served import (
 )
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.problem import Kind, Problem
+from harness.scenario.format.schema import END_ALIASES
 from harness.wire.sse_parse import final_message
-
-END_NAMES = {"model_context_window_exceeded": "context_window"}
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ def tool_exchanges(requests: list[Exchange], tool_map: ToolMap) -> list[ToolExch
                 answer = _answer(requests, request.number, block["id"])
                 exchanges.append(
                     ToolExchange(
-                        block["id"], tool_map.standard_name(str(block.get("name"))), request.number,
+                        block["id"], tool_map.standard_name(str(block.get("name")), block.get("input")), request.number,
                         answer[0] if answer else None, answer[1] if answer else None, bool(answer and answer[2]),
                     )
                 )
@@ -158,7 +157,7 @@ def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
     if message is None:
         return "error"
     stop = message.get("stop_reason") or "end_turn"
-    return END_NAMES.get(stop, stop)
+    return END_ALIASES.get(stop, stop)
 
 
 def answer_taken(request: Exchange, requests: list[Exchange]) -> bool:

@@ -11,8 +11,11 @@ A tool the standard set does not have (a call to ``Edit``, made on purpose to se
 agent answer an unknown tool) is no need: any agent must answer it. Raw ``json``
 fragments say nothing of their arguments; only the tool's role counts for them.
 
-Nor does the real API answer with thinking a request that did not turn thinking on: such
-a reply is not for that agent either, unless the scenario marks it ``as_written`` (it
+Nor does the real API answer with thinking a request that did not turn thinking on, with
+no tool call a request whose ``tool_choice`` forces one (``any``, ``tool``: the named
+tool), with a tool call one that forbids them (``none``), or with ``pause_turn`` a request
+that declares no server tool (the API pauses a turn only in its own loop of server tools):
+such a reply is not for that agent either, unless the scenario marks it ``as_written`` (it
 serves it on purpose).
 """
 
@@ -22,6 +25,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from harness.oracle.request import server_tool_names
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.tools import STANDARD_TOOLS
 from harness.wire.replies import Reply
@@ -35,9 +39,10 @@ OPTIONAL = {
 
 def unmet_need(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
     """Why the agent that sent ``request`` cannot meet ``reply`` (None: it can)."""
-    if not reply.as_written and not thinking_on(request) and reply.thinks:
-        return ("the reply thinks, but the request did not turn thinking on: the real API would not answer so "
-                "(a scenario serves it anyway with as_written: true)")
+    if not reply.as_written and reply.kind in ("message", "events"):
+        unanswerable = _unanswerable(reply, request, tool_map)
+        if unanswerable is not None:
+            return f"{unanswerable}: the real API would not answer so (a scenario serves it anyway with as_written: true)"
     calls = [(name, arguments) for name, arguments in standard_calls(reply) if name in ROLES]
     if not calls:
         return None
@@ -54,6 +59,44 @@ def unmet_need(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
             if own is None or (properties is not None and own not in properties):
                 return (f"the agent's {name} has no `{own or argument}` argument (the scenario uses {standard}'s "
                         f"optional `{argument}`)")
+    return None
+
+
+def _unanswerable(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
+    """What in ``reply`` the real API could not answer ``request`` with, or None."""
+    if not thinking_on(request) and reply.thinks:
+        return "the reply thinks, but the request did not turn thinking on"
+    choice = request.get("tool_choice") if isinstance(request, Mapping) else None
+    kind, forced = (choice.get("type"), choice.get("name")) if isinstance(choice, Mapping) else (None, None)
+    called = [tool_map.agent_name(name) for name, _ in standard_calls(reply)] + _raw_calls(reply)
+    if kind == "any" and not called:
+        return "the request forces a tool call (tool_choice any) and the reply calls none"
+    if kind == "tool" and forced not in called:
+        return f"the request forces a call of {forced} (tool_choice tool) and the reply does not make it"
+    if kind == "none" and called:
+        return "the request forbids tool calls (tool_choice none) and the reply makes one"
+    if stop_reason(reply) == "pause_turn" and not server_tool_names(request if isinstance(request, Mapping) else {}):
+        return ("the reply pauses the turn (pause_turn), which the API does only while it runs a server tool (web "
+                "search, web fetch, code execution), and the request declares none")
+    return None
+
+
+def _raw_calls(reply: Reply) -> list[str]:
+    """The names called by what ``standard_calls`` does not read: a message's raw ``content``
+    blocks (a tool's or a server tool's call) and a server tool's call in raw events."""
+    blocks = [(b, ("tool_use", "server_tool_use")) for b in (reply.message or {}).get("content") or []]
+    blocks += [(e.get("content_block"), ("server_tool_use",)) for e in reply.events or () if isinstance(e, Mapping)]
+    return [str(b.get("name")) for b, kinds in blocks if isinstance(b, Mapping) and b.get("type") in kinds]
+
+
+def stop_reason(reply: Reply) -> Any:
+    """The stop reason a message or raw-events reply gives (None: none)."""
+    if reply.message is not None:
+        return reply.message.get("stop_reason")
+    for event in reply.events or ():
+        delta = event.get("delta") if isinstance(event, Mapping) and event.get("type") == "message_delta" else None
+        if isinstance(delta, Mapping) and delta.get("stop_reason") is not None:
+            return delta["stop_reason"]
     return None
 
 

@@ -18,6 +18,19 @@ streams in as many pieces as the standard one, so event numbers (``cut: {after_e
 
 An argument mapped to ``None`` is one the agent's tool does not have: a scenario that
 uses it (``limit`` above) is not applicable to that agent (``capabilities``).
+
+One tool of the agent's may stand for several standard ones, each with arguments of its
+own that every call carries (``with``): the API's text editor tool reads and writes::
+
+    tool_map = {
+        "Read": {"name": "str_replace_based_edit_tool", "input": {"file_path": "path", "offset": None, "limit": None},
+                 "with": {"command": "view"}},
+        "Write": {"name": "str_replace_based_edit_tool", "input": {"file_path": "path", "content": "file_text"},
+                  "with": {"command": "create"}},
+    }
+
+A call is read back as the standard tool whose ``with`` its input holds; two standard
+tools under one name need ``with`` arguments that tell them apart.
 """
 
 from __future__ import annotations
@@ -43,25 +56,50 @@ class ToolMap:
         self._names: dict[str, str] = {}
         self._arguments: dict[str, dict[str, str]] = {}
         self._missing: dict[str, set[str]] = {}
+        self._with: dict[str, dict[str, Any]] = {}
         for standard, spec in (mapping or {}).items():
             if not isinstance(spec, Mapping) or not isinstance(spec.get("name", standard), str):
                 raise ToolMapError(f"tool_map[{standard!r}] must be a mapping with a `name` and an `input` mapping")
-            arguments = spec.get("input") or {}
+            arguments, fixed = spec.get("input") or {}, spec.get("with") or {}
             if not isinstance(arguments, Mapping) or not all(v is None or isinstance(v, str) for v in arguments.values()):
                 raise ToolMapError(
                     f"tool_map[{standard!r}].input must map standard argument names to the agent's (None: it has no such argument)"
                 )
+            if not isinstance(fixed, Mapping) or not all(isinstance(k, str) for k in fixed):
+                raise ToolMapError(f"tool_map[{standard!r}].with must map argument names to the values every call carries")
             self._names[standard] = spec.get("name", standard)
             self._arguments[standard] = {k: v for k, v in arguments.items() if v is not None}
             self._missing[standard] = {k for k, v in arguments.items() if v is None}
-        self._standard = {agent: standard for standard, agent in self._names.items()}
+            self._with[standard] = dict(fixed)
+        self._standard: dict[str, list[str]] = {}
+        for standard, agent in self._names.items():
+            self._standard.setdefault(agent, []).append(standard)
+        for agent, standards in self._standard.items():
+            self._check_apart(agent, standards)
+
+    def _check_apart(self, agent: str, standards: list[str]) -> None:
+        """ToolMapError unless the ``with`` arguments of the standard tools sharing ``agent``
+        tell each pair apart (one key with two values)."""
+        for n, first in enumerate(standards):
+            for second in standards[n + 1:]:
+                one, other = self._with[first], self._with[second]
+                if not any(key in other and other[key] != value for key, value in one.items()):
+                    raise ToolMapError(
+                        f"tool_map: {first} and {second} are both the agent's {agent!r}; give each a `with` that tells "
+                        f"their calls apart (e.g. {first}: {{with: {{command: view}}}}, {second}: {{with: {{command: create}}}})"
+                    )
 
     def __bool__(self) -> bool:
         return bool(self._names)
 
-    def standard_name(self, name: str) -> str:
-        """The standard name of one of the agent's tools (unknown names as they are)."""
-        return self._standard.get(name, name)
+    def standard_name(self, name: str, arguments: Any = None) -> str:
+        """The standard name of a call of one of the agent's tools with ``arguments`` (its
+        input): the standard tool whose ``with`` the input holds (unknown names as they are)."""
+        standards = self._standard.get(name, [name])
+        if len(standards) == 1:
+            return standards[0]
+        given = arguments if isinstance(arguments, Mapping) else {}
+        return next((s for s in standards if all(k in given and given[k] == v for k, v in self._with[s].items())), name)
 
     def agent_name(self, standard: str) -> str:
         """The agent's name for a standard tool (the standard name if it keeps it)."""
@@ -97,9 +135,9 @@ class ToolMap:
         return renamed
 
     def _input(self, standard: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        names = self._arguments.get(standard, {})
-        taken = set(names.values())
-        return {names.get(k, f"{k}_" if k in taken else k): v for k, v in arguments.items()}
+        names, fixed = self._arguments.get(standard, {}), self._with.get(standard, {})
+        taken = set(names.values()) | set(fixed)
+        return {**fixed, **{names.get(k, f"{k}_" if k in taken else k): v for k, v in arguments.items()}}
 
     def _events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out = [dict(e) for e in events]

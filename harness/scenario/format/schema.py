@@ -34,6 +34,8 @@ MAX_TURNS = 500  # the conversation grows each turn: checking it is quadratic in
 MAX_REPLIES = 1_000
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded")
 END_REASONS = (*STOP_REASONS, "error", "interrupted", "internal_error", "context_window", "max_steps", "empty", "none")
+END_ALIASES = {"model_context_window_exceeded": "context_window"}
+"""A turn's end as the API's stop reason names it, and the name ``expect.end`` gives it."""
 MESSAGE_FIELDS = ("text", "tool_use", "thinking", "content", "stop_reason", "stop_sequence", "usage")
 KIND_FIELDS = ("error", "connection", "events", "recorded")
 

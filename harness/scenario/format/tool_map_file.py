@@ -4,6 +4,7 @@
 
     Read: {name: read_file, input: {file_path: path, limit: null}}
     Bash: {name: shell}
+    Write: {name: str_replace_based_edit_tool, input: {content: file_text}, with: {command: create}}
 
 Errors::
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.scenario.format.spec import Choice, Either, Obj, Scalar
+from harness.scenario.format.spec import Choice, Either, MapOf, Obj, Scalar
 from harness.scenario.format.tools import STANDARD_TOOLS
 from harness.scenario.format.yaml_positions import load_checked
 from harness.wire.errors import HarnessError
@@ -33,6 +34,7 @@ def _one_tool(arguments: list[str]) -> Obj:
     return Obj({
         "name": Scalar("string", "the clients' name for the tool"),
         "input": Obj({argument: CLIENTS_NAME for argument in arguments}, what="standard arguments"),
+        "with": MapOf(Scalar("any"), "arguments every call of it carries (one tool for several: {command: view})"),
     }, what="tool")
 
 
