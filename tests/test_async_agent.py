@@ -300,6 +300,7 @@ def test_ctrl_c_cancels_an_async_turn_as_asyncio_run_would(reraise: bool) -> Non
     assert outcome.passed, format_timeline(outcome)
     assert made[0].tidied == 1
     assert outcome.turns[0].cancelled is reraise and (outcome.turns[0].raised is not None) is reraise
+    assert "✗" not in format_timeline(outcome)  # a passing run shows no failure mark
 
 
 class LeavesAStreamOpen:

@@ -155,3 +155,63 @@ def test_a_tool_map_file_that_cannot_tell_two_tools_apart_is_a_usage_error(tmp_p
                          timeout=60, cwd=ROOT)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "map.yaml: tool_map: Read and Write are both the agent's 'edit'" in run.stderr
+
+
+EMPTY_ANSWER = """\
+name: empty-answer
+about: The model answers with nothing; an agent may ask it to go on (the stop-reason docs' last resort).
+turns:
+  - user: Summarize it
+    replies:
+      - text: ""
+      - text: It is a demo.
+"""
+
+
+class GoesOnAfterEmpty(Editor):
+    """Asks the model to go on once after an empty answer, as pydantic-ai does."""
+
+    harness_policies = ("continues_after_empty_answer",)
+
+    def __init__(self, ctx: AgentContext, *, goes_on: bool = True) -> None:
+        super().__init__(ctx)
+        self.goes_on = goes_on
+
+    def run_turn(self, text: str) -> Iterator[Any]:
+        self.history.append({"role": "user", "content": text})
+        blocks = self.ask()
+        if not blocks and self.goes_on:
+            self.history.append({"role": "user", "content": "Please return text or call a tool."})
+            blocks = self.ask()
+        self.history.append({"role": "assistant", "content": blocks or "(nothing)"})
+        yield TurnEnd("end_turn")
+
+    def ask(self) -> list[dict[str, Any]]:
+        """The answer's blocks, without blank text."""
+        message = self.client.messages.create(model="claude-sonnet-4-5", max_tokens=64, messages=self.history)
+        return [b.model_dump(exclude_none=True) for b in message.content if b.type != "text" or b.text.strip()]
+
+
+def test_going_on_after_an_empty_answer_is_a_policy(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text(EMPTY_ANSWER)
+    scenario = load_scenario(tmp_path / "empty.yaml")
+    goes_on = run_scenario(scenario, agent=GoesOnAfterEmpty)
+    assert goes_on.passed, [str(p) for p in goes_on.problems]
+    stops = run_scenario(scenario, agent=lambda ctx: _Stops(ctx))
+    assert stops.passed and any("empty answer" in note for note in stops.notes), stops.notes
+    declared_but_stops = run_scenario(scenario, agent=lambda ctx: GoesOnAfterEmpty(ctx, goes_on=False))
+    assert not declared_but_stops.passed
+
+
+class _Stops(GoesOnAfterEmpty):
+    harness_policies = ()
+
+    def __init__(self, ctx: AgentContext) -> None:
+        super().__init__(ctx, goes_on=False)
+
+
+def test_a_drawn_schedule_that_ends_on_an_empty_answer_holds_the_continuation() -> None:
+    from harness.strategies.schedules import CONTINUATION, empty_answer
+    assert empty_answer({"text": " \n"}) and empty_answer({}) and not empty_answer({"text": "Done."})
+    assert not empty_answer({"tool_use": [{"name": "Read", "input": {}}]})
+    assert CONTINUATION.message and CONTINUATION.message["text"].strip()

@@ -92,7 +92,7 @@ def test_replies_never_requested_are_a_note_unless_the_turn_expects_a_count(tmp_
 def test_a_retry_before_retry_after_is_a_problem_on_real_arrival_times(tmp_path) -> None:
     # the server's own clock, read as a function of how many requests have arrived, so that the
     # server thread's reading at the end of an answer cannot race the test: the client waits 0.05 s, then 0.35 s
-    replies = "      - {error: rate_limit, headers: {retry-after: '0.3'}}\n" * 2 + "      - text: Hello.\n"
+    replies = "      - {error: rate_limit, headers: {retry-after-ms: '300'}}\n" * 2 + "      - text: Hello.\n"
     arrived_at = {0: 0.0, 1: 0.0, 2: 0.05, 3: 0.4}
     server = None
     scenario, server = serve(scenario_file(tmp_path, replies), monotonic=lambda: arrived_at[len(server.responder.requests) if server else 0])

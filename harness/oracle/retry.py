@@ -9,9 +9,10 @@ Sources, each rule standing on one:
 - The official SDKs' documented retry rule (anthropic-sdk-python, ``_should_retry``):
   408, 409, 429 and every status ≥ 500 are retried, unless the response says
   ``x-should-retry: false``; ``x-should-retry: true`` makes any status retryable.
-- RFC 9110 §10.2.3: ``retry-after`` is delay-seconds or an HTTP-date (counted from when
-  the response arrived). ``retry-after-ms`` (milliseconds) is the API's more precise
-  twin; when both are sent, it wins.
+- RFC 9110 §10.2.3: ``retry-after`` is delay-seconds (digits: a whole number) or an
+  HTTP-date (counted from when the response arrived); anything else (``0.5``, ``soon``)
+  asks nothing a client must read. ``retry-after-ms`` (milliseconds) is the API's more
+  precise twin; when both are sent, it wins.
 - Errors inside a 200 stream (``event: error``) carry the same ``error.type`` values:
   ``overloaded_error``, ``api_error``, ``rate_limit_error`` and ``timeout_error`` are
   transient there too.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import email.utils
 import math
+import re
 from collections.abc import Mapping
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
@@ -53,9 +55,8 @@ def requested_wait(headers: Mapping[str, str], *, received_at: float) -> float |
     value = _header(headers, "retry-after")
     if value is None:
         return None
-    seconds = _number(value)
-    if seconds is not None:
-        return seconds
+    if re.fullmatch(r"[0-9]+", value.strip()):  # delay-seconds = 1*DIGIT
+        return float(value.strip())
     parsed = email.utils.parsedate_tz(value.strip())
     if parsed is None:
         return None

@@ -205,7 +205,8 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
         positions.append(len(served))
         served.append(answer)
         end = turn_end(answer)
-        if end == "max_tokens":  # an agent may ask the model to go on: the continuation is there, unused by mini_agent
+        if end == "max_tokens" or (end == "end_turn" and empty_answer(answer.message or {})):
+            # an agent may ask the model to go on: the continuation is there, unused by mini_agent
             return Schedule((*served, CONTINUATION), len(served), end, budget, tuple(positions), needs=("mini_agent",))
         if end is not None:
             needs = (("retries",) if retried else ()) + (("continues_after_cut_tool_call",) if cut else ())
@@ -215,8 +216,15 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
 
 
 CONTINUATION = Reply(message={"text": " and so on."})
-"""The model going on after an answer cut by ``max_tokens``, for an agent that asks it to
-(``continues_after_max_tokens``); mini_agent ends the turn there."""
+"""The model going on after an answer cut by ``max_tokens`` or an empty one, for an agent
+that asks it to (``continues_after_max_tokens``, ``continues_after_empty_answer``);
+mini_agent ends the turn there."""
+
+
+def empty_answer(message: dict[str, Any]) -> bool:
+    """An answer with no text but whitespace and no block of any other kind: the "empty
+    response with end_turn" the stop-reason docs tell a client it may ask to go on from."""
+    return not any(message.get(key) for key in ("tool_use", "content", "thinking")) and not str(message.get("text") or "").strip()
 
 
 def _of_parser(needs: tuple[str, ...], parser: bool) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 # 2026-01-01T00:00:00Z: a fixed wall-clock origin, so HTTP-date headers are reproducible.
 EPOCH_ORIGIN = 1_767_225_600.0
@@ -24,15 +25,17 @@ class VirtualClock:
     sleep_times: list[float] = field(default_factory=list)
     sleep_marks: list[int] = field(default_factory=list)
     marks: int = 0
+    real_wall: Callable[[], float] | None = None  # the agent's own wall clock, which reads the dates it is served
 
     @classmethod
-    def starting_now(cls) -> VirtualClock:
+    def starting_now(cls, real_wall: Callable[[], float] = time.time) -> VirtualClock:
         """A clock for a run an agent takes part in: its wall clock starts at the real time,
         in whole seconds, so an HTTP date the agent is served (a ``retry-after``, a rate
         limit's reset) means to the agent's own clock (``time.time()``, as the SDK reads
         one) what it means to the run. A scenario writes its dates from ``EPOCH_ORIGIN``;
-        the fake API moves them by as much."""
-        return cls(wall_origin=float(int(time.time())))
+        the fake API moves them by as much. Real time the run does not count makes the
+        agent's clock (``real_wall``) run ahead of it."""
+        return cls(wall_origin=float(int(real_wall())), real_wall=real_wall)
 
     def now(self) -> float:
         """Seconds since the clock started."""

@@ -190,6 +190,22 @@ def out_of_order(events: list[dict]) -> bool:
     return False
 
 
+def in_documented_order(events: list[dict]) -> list[dict]:
+    """``events`` with each ``content_block_start`` moved before the first delta or stop of
+    its block that came ahead of it: the stream a client reads that starts a block when
+    anything of it comes. The same list when nothing came early."""
+    if not out_of_order(events):
+        return events
+    ordered = list(events)
+    for start in [e for e in events if isinstance(e, dict) and e.get("type") == "content_block_start"]:
+        at = next(n for n, e in enumerate(ordered) if e is start)
+        early = next((n for n, e in enumerate(ordered[:at]) if isinstance(e, dict) and e.get("index") == start.get("index")
+                      and e.get("type") in ("content_block_delta", "content_block_stop")), None)
+        if early is not None:
+            ordered.insert(early, ordered.pop(at))
+    return ordered
+
+
 def tool_json_breaks(events: list[dict]) -> bool:
     """Tool-input JSON the SDK gives up on (it raises from the stream): it re-parses a
     block's input after every delta in jiter's partial mode, so one prefix that does not

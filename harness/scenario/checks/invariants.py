@@ -117,14 +117,18 @@ def _turn_invariants(outcome: Outcome, turn: TurnResult, replies: Sequence[Reply
 
 def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:
     """The policy that governs where the turn stopped, and what the agent did: it gave up
-    retrying a failure it may retry, or ended the turn at a tool call or an answer cut by
-    ``max_tokens``."""
+    retrying a failure it may retry, ended the turn at a tool call or an answer cut by
+    ``max_tokens``, or at an empty answer."""
     if not requests:
         return None
     last = requests[-1]
     if failed(last) and not fatal(last):
         return "retries", "it stopped retrying a transient failure (how often to retry is its own policy)"
     message = served_message(last)
+    if message and message.get("stop_reason") == "end_turn" and not any(
+            isinstance(b, dict) and (b.get("type") != "text" or str(b.get("text", "")).strip()) for b in message.get("content") or ()):
+        return ("continues_after_empty_answer",
+                "it ended the turn at an empty answer (whether to ask the model to go on is its own policy)")
     if not message or message.get("stop_reason") != "max_tokens":
         return None
     if any(isinstance(block, dict) and block.get("type") == "tool_use" for block in message.get("content") or ()):
@@ -213,6 +217,13 @@ def _why_final(request: Exchange) -> str:
     return "Ctrl+C" if request.plan.ending == "interrupt" else "x-should-retry: false"
 
 
+def _ran_ahead(after: Exchange, received: float) -> float:
+    """How far the agent's own wall clock, read when ``after`` came, was past the run's wall
+    time ``received`` (0 when not known): an agent reads an HTTP date against its own clock,
+    somewhere in between, and may wait as much less than the run's clock asks."""
+    return max(0.0, after.agent_wall - received) if after.agent_wall is not None else 0.0
+
+
 def _waits(where: str, requests: list[Exchange], wall_origin: float, tolerance: float, turn: int | None) -> Findings:
     """Retry-after honoured; a wait far beyond it, or long with none asked, reported."""
     found = Findings()
@@ -226,7 +237,7 @@ def _waits(where: str, requests: list[Exchange], wall_origin: float, tolerance: 
             if waited > LONG_WAIT:
                 found.notes.append(f"{where}: waited {waited:.1f}s before request {after.number}, with no wait asked")
             continue
-        slack = DATE_TOLERANCE if _is_date(plan.headers) else tolerance
+        slack = DATE_TOLERANCE + _ran_ahead(after, received) if _is_date(plan.headers) else tolerance
         if waited + slack < asked:
             again = "; the API refused it again with a 429" if after.limited else ""
             found.problems.append(Problem(

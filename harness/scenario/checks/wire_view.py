@@ -11,6 +11,7 @@ from typing import Any
 from harness.scenario.fake_api.conversation import relation, same_start, thread_field
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.served import (
+    arrived_whole,
     broken_tool_inputs,
     delivered_texts,
     failed,
@@ -19,7 +20,7 @@ from harness.scenario.fake_api.served import (
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.format.schema import END_ALIASES
-from harness.wire.sse_parse import final_message
+from harness.wire.sse_parse import final_message, in_documented_order
 
 
 @dataclass(frozen=True)
@@ -144,8 +145,9 @@ def retry_waits(requests: list[Exchange]) -> list[tuple[Exchange, Exchange, floa
 def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
     """How a turn ended as the wire tells it: the stop reason of its last answer
     (``end_turn``, ``tool_use``, ``refusal``, ``max_tokens``, ``context_window`` …),
-    ``error`` when its last request failed, ``interrupted`` after Ctrl+C, ``none`` when
-    it sent nothing."""
+    ``error`` when its last request failed (unless its answer came whole for a client that
+    reads it so: ``served.arrived_whole``), ``interrupted`` after Ctrl+C, ``none`` when it
+    sent nothing."""
     if interrupted:
         return "interrupted"
     if not requests:
@@ -154,6 +156,11 @@ def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
     if last.plan is not None and last.plan.ending == "interrupt":
         return "interrupted"
     message = served_message(last)
+    if message is None and arrived_whole(last) and last.plan is not None and last.plan.events:
+        try:  # whole for a client that reads it so: the wire cannot tell whether this one took it
+            message = final_message(in_documented_order(last.plan.events), strict_inputs=False)
+        except ValueError:
+            message = None
     if message is None:
         return "error"
     stop = message.get("stop_reason") or "end_turn"
@@ -167,7 +174,7 @@ def answer_taken(request: Exchange, requests: list[Exchange]) -> bool:
     if request.plan is None or not request.plan.events:
         return False
     try:
-        wanted = _blocks(final_message(request.plan.events, strict_inputs=False)["content"])
+        wanted = _blocks(final_message(in_documented_order(request.plan.events), strict_inputs=False)["content"])
     except ValueError:
         return False
     for later in requests:

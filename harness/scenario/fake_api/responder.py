@@ -120,6 +120,8 @@ class Responder:
             number, self.clock.now(), method, path, _public_headers(headers), _json_or_text(content), self.label,
             self.clock.mark(),
         )
+        real_wall = getattr(self.clock, "real_wall", None)
+        record.agent_wall = real_wall() if real_wall is not None else None
         self.requests.append(record)
         pending = Pending(record, content, f"req_harness_{number:06d}")
         if path.endswith("/v1/messages") and self._refused(pending):

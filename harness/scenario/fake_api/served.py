@@ -21,6 +21,7 @@ from harness.wire.replies import Reply
 from harness.wire.sse import encode_event
 from harness.wire.sse_parse import (
     final_message,
+    in_documented_order,
     out_of_order,
     stream_breaks,
     whole_but_message_stop,
@@ -46,7 +47,9 @@ def failed(request: Exchange) -> bool:
 def arrived_whole(request: Exchange) -> bool:
     """The request got its whole message on the wire: it did not fail, or it failed only
     for some clients: the SDK's parser gave up on a tool input (every event in order, up
-    to ``message_stop``), or the stream ended cleanly with everything but ``message_stop``
+    to ``message_stop``), a block's delta came before its start (the SDK raises; a client
+    that starts a block when anything of it comes has it all: ``in_documented_order``), or
+    the stream ended cleanly with everything but ``message_stop``
     (``sse_parse.whole_but_message_stop``). A client that reads each input once its block
     stops, as the streaming docs say, has the message, and answers a call whose input
     does not parse with an error result, as the docs advise; one that takes
@@ -59,7 +62,7 @@ def arrived_whole(request: Exchange) -> bool:
     breaking = [f for f in reply.faults if f.breaks_message]  # an end before message_stop, at most
     if plan.connection or plan.status != 200 or plan.ending != "complete" or any(type(f) is not EndEarly for f in breaking):
         return False
-    return whole_but_message_stop(plan.events) if breaking else not out_of_order(plan.events)
+    return whole_but_message_stop(plan.events) if breaking else not out_of_order(in_documented_order(plan.events))
 
 
 def fatal(request: Exchange) -> bool:

@@ -19,8 +19,9 @@ def format_timeline(outcome: Outcome) -> str:
         rows += [(r.mark, r.time, f"  → request {r.number}: {_request_summary(r)}") for r in turn.requests]
         rows += [(mark, at, f"    {line}") for at, mark, event in turn.events if (line := _event_line(event))]
         rows += _interrupt_rows(outcome, turn)
-        if turn.raised:
-            rows.append((turn.last_mark, start, f"    ✗ run_turn raised {turn.raised}"))
+        if turn.raised:  # a cancelled async turn lets Ctrl+C through, as asyncio's rule says: no failure
+            mark = "■" if turn.cancelled else "✗"
+            rows.append((turn.last_mark, start, f"    {mark} run_turn raised {turn.raised}"))
     rows += [(mark, began, f"    ⏸ sleep {seconds:.3f}s") for began, mark, seconds in outcome.sleeps]
     rows.sort()
     lines = [f"scenario {scenario.name} ({scenario.path})", f"  {scenario.about}"]
