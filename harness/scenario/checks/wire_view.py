@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from harness.scenario.fake_api.capabilities import standard_calls
 from harness.scenario.fake_api.conversation import relation, same_start, thread_field
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.served import (
@@ -40,15 +41,16 @@ def tool_exchanges(requests: list[Exchange], tool_map: ToolMap) -> list[ToolExch
     exchanges = []
     for request in requests:
         message = served_message(request) or {}
-        for block in message.get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-                answer = _answer(requests, request.number, block["id"])
-                exchanges.append(
-                    ToolExchange(
-                        block["id"], tool_map.standard_name(str(block.get("name")), block.get("input")), request.number,
-                        answer[0] if answer else None, answer[1] if answer else None, bool(answer and answer[2]),
-                    )
-                )
+        calls = [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"
+                 and isinstance(b.get("id"), str)]
+        written = [name for name, _ in standard_calls(request.written)] if request.written is not None else []
+        for k, block in enumerate(calls):
+            name = tool_map.standard_name(str(block.get("name")), block.get("input"))
+            if tool_map.shared(name) and len(written) == len(calls):  # input without its `with` (raw, broken): as written
+                name = written[k]
+            answer = _answer(requests, request.number, block["id"])
+            exchanges.append(ToolExchange(block["id"], name, request.number, answer[0] if answer else None,
+                                          answer[1] if answer else None, bool(answer and answer[2])))
     return exchanges
 
 

@@ -36,6 +36,7 @@ class Exchange:
     plan: WirePlan | None = None
     violations: list[Violation] = field(default_factory=list)
     finished: float | None = None  # when the answer was over: the body read, or the connection failed
+    written: Reply | None = None  # the scripted reply as the scenario wrote it (the standard tool names)
     agent_wall: float | None = None  # the agent's own wall clock when the request came (None: not known)
     repeated: bool = False  # a final error served again: the request came after the turn's replies ran out
     conversation: Any = None

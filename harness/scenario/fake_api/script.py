@@ -59,6 +59,7 @@ class ScriptedReplies(Policy):
             self.not_applicable = unmet_need(written, pending.record.whole, self.tool_map)
             self.unmet_in = pending.record if self.not_applicable is not None else None
         self.served += 1
+        pending.record.written = written
         return self.tool_map.reply_for_agent(written)
 
 

@@ -101,6 +101,10 @@ class ToolMap:
         given = arguments if isinstance(arguments, Mapping) else {}
         return next((s for s in standards if all(k in given and given[k] == v for k, v in self._with[s].items())), name)
 
+    def shared(self, name: str) -> bool:
+        """Whether several standard tools are the agent's ``name`` (told apart by ``with``)."""
+        return len(self._standard.get(name, ())) > 1
+
     def agent_name(self, standard: str) -> str:
         """The agent's name for a standard tool (the standard name if it keeps it)."""
         return self._names.get(standard, standard)
