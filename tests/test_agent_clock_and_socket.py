@@ -28,15 +28,16 @@ from harness.strategies import Schedule
 from harness.wire.clock import EPOCH_ORIGIN
 from harness.wire.replies import Reply
 
-IN_TWO_SECONDS = email.utils.formatdate(EPOCH_ORIGIN + 2, usegmt=True)  # a scenario's dates start at EPOCH_ORIGIN
+IN_THIRTY_SECONDS = email.utils.formatdate(EPOCH_ORIGIN + 30, usegmt=True)  # a scenario's dates start at EPOCH_ORIGIN
+OVER_BACKOFF = 20.0  # the SDK's own backoff is 8 s at most: a longer wait read the date (however slow the machine)
 DATED_RETRY = f"""\
 name: dated-retry
-about: A 529 that asks for a wait as an HTTP date two seconds on, then the answer.
+about: A 529 that asks for a wait as an HTTP date thirty seconds on, then the answer.
 turns:
   - user: Hello
     replies:
       - error: overloaded
-        headers: {{retry-after: "{IN_TWO_SECONDS}"}}
+        headers: {{retry-after: "{IN_THIRTY_SECONDS}"}}
       - text: Hi.
 probe: false
 """
@@ -82,7 +83,7 @@ def test_a_scenario_run_serves_dates_the_sdk_reads_right(tmp_path: Path) -> None
     (tmp_path / "s.yaml").write_text(DATED_RETRY)
     outcome = run_scenario(load_scenario(tmp_path / "s.yaml"), agent=SdkRetries)
     assert outcome.passed, format_timeline(outcome)
-    assert len(outcome.sleeps) == 1 and outcome.sleeps[0][2] > 1.0  # the SDK waited the date, not its own backoff
+    assert len(outcome.sleeps) == 1 and outcome.sleeps[0][2] > OVER_BACKOFF  # the SDK waited the date, not its own backoff
 
 
 def test_the_session_machine_serves_dates_the_sdk_reads_right(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -91,14 +92,14 @@ def test_the_session_machine_serves_dates_the_sdk_reads_right(monkeypatch: pytes
     monkeypatch.setattr(machine, "AGENT_EVENTS", False)
     session = machine.AgentSession()
     schedule = Schedule(
-        replies=(Reply(error="overloaded", headers={"retry-after": IN_TWO_SECONDS}), Reply(message={"text": "Hi."})),
-        requests=2, end="end_turn", budget=2.0, answers=(1,), needs=("retries",),
+        replies=(Reply(error="overloaded", headers={"retry-after": IN_THIRTY_SECONDS}), Reply(message={"text": "Hi."})),
+        requests=2, end="end_turn", budget=30.0, answers=(1,), needs=("retries",),
     )
     try:
         session.user_line_under_faults(user="Hello", schedule=schedule)  # raises AssertionError on any problem
         session.history_is_valid()
         assert len(session.responder.requests) == 2
-        assert session.responder.clock.sleeps[0] > 1.0
+        assert session.responder.clock.sleeps[0] > OVER_BACKOFF
     finally:
         session.teardown()
 
@@ -108,7 +109,7 @@ def test_the_fault_api_fixture_serves_dates_a_production_agent_reads_right(tmp_p
     session = WireSession.from_file(tmp_path / "s.yaml")
     ReadsTheDateItself(session.client(), session.clock.sleep).ask("Hello")
     assert [str(p) for p in session.problems()] == []
-    assert session.clock.sleeps[0] > 1.0
+    assert session.clock.sleeps[0] > OVER_BACKOFF
 
 
 RATE_LIMITED = """\

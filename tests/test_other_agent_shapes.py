@@ -19,6 +19,7 @@ from harness.agents.events import TurnEnd
 from harness.scenario.fake_api.tool_map import ToolMap, ToolMapError
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.run.runner import run_scenario
+from harness.wire.replies import Reply
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "harness" / "library" / "scenarios"
@@ -218,8 +219,12 @@ class _Stops(GoesOnAfterEmpty):
         super().__init__(ctx, goes_on=False)
 
 
-def test_a_drawn_schedule_that_ends_on_an_empty_answer_holds_the_continuation() -> None:
-    from harness.strategies.schedules import CONTINUATION, empty_answer
+def test_a_drawn_turn_that_ends_on_an_empty_or_cut_answer_holds_the_continuation() -> None:
+    from harness.strategies.schedules import CONTINUATION, continued, empty_answer
     assert empty_answer({"text": " \n"}) and empty_answer({}) and not empty_answer({"text": "Done."})
     assert not empty_answer({"tool_use": [{"name": "Read", "input": {}}]})
     assert CONTINUATION.message and CONTINUATION.message["text"].strip()
+    for goes_on in ({"text": ""}, {"text": "The first", "stop_reason": "max_tokens"}):
+        assert continued(Reply(message=goes_on)) == (Reply(message=goes_on), CONTINUATION)
+    for ends in ({"text": "Done."}, {"text": "No.", "stop_reason": "refusal"}):
+        assert continued(Reply(message=ends)) == (Reply(message=ends),)

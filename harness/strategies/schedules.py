@@ -205,8 +205,7 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
         positions.append(len(served))
         served.append(answer)
         end = turn_end(answer)
-        if end == "max_tokens" or (end == "end_turn" and empty_answer(answer.message or {})):
-            # an agent may ask the model to go on: the continuation is there, unused by mini_agent
+        if len(continued(answer)) > 1:  # an agent may ask the model to go on: the continuation is there, unused by mini_agent
             return Schedule((*served, CONTINUATION), len(served), end, budget, tuple(positions), needs=("mini_agent",))
         if end is not None:
             needs = (("retries",) if retried else ()) + (("continues_after_cut_tool_call",) if cut else ())
@@ -219,6 +218,13 @@ CONTINUATION = Reply(message={"text": " and so on."})
 """The model going on after an answer cut by ``max_tokens`` or an empty one, for an agent
 that asks it to (``continues_after_max_tokens``, ``continues_after_empty_answer``);
 mini_agent ends the turn there."""
+
+
+def continued(answer: Reply) -> tuple[Reply, ...]:
+    """A turn's last answer, and after it ``CONTINUATION`` when an agent may ask the model
+    to go on from it: an answer cut by ``max_tokens``, or an empty one."""
+    end = turn_end(answer)
+    return (answer, CONTINUATION) if end == "max_tokens" or (end == "end_turn" and empty_answer(answer.message or {})) else (answer,)
 
 
 def empty_answer(message: dict[str, Any]) -> bool:

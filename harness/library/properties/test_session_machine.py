@@ -41,6 +41,7 @@ from harness.strategies import (
     INTERRUPTION_KINDS,
     Interruption,
     Schedule,
+    continued,
     fault_schedules,
     interruption_points,
     replies,
@@ -109,7 +110,7 @@ class AgentSession(RuleBasedStateMachine):
 
     @rule(user=user_lines(), calls=st.lists(tool_calls(), min_size=1, max_size=2), answer=replies(final=True))
     def tool_call(self, user: str, calls: list[dict[str, Any]], answer: Reply) -> None:
-        self.play(Turn(user, (Reply(message={"tool_use": calls}), answer)))
+        self.play(Turn(user, (Reply(message={"tool_use": calls}), *continued(answer))))
 
     # -- invariants -------------------------------------------------------------------
 
