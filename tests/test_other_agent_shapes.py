@@ -224,7 +224,7 @@ def test_a_drawn_turn_that_ends_on_an_empty_or_cut_answer_holds_the_continuation
     assert empty_answer({"text": " \n"}) and empty_answer({}) and not empty_answer({"text": "Done."})
     assert not empty_answer({"tool_use": [{"name": "Read", "input": {}}]})
     assert CONTINUATION.message and CONTINUATION.message["text"].strip()
-    for goes_on in ({"text": ""}, {"text": "The first", "stop_reason": "max_tokens"}):
+    for goes_on in ({"text": ""}, {"text": "", "stop_reason": "stop_sequence"}, {"text": "The first", "stop_reason": "max_tokens"}):
         assert continued(Reply(message=goes_on)) == (Reply(message=goes_on), CONTINUATION)
     for ends in ({"text": "Done."}, {"text": "No.", "stop_reason": "refusal"}):
         assert continued(Reply(message=ends)) == (Reply(message=ends),)

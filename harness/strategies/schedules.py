@@ -224,12 +224,14 @@ def continued(answer: Reply) -> tuple[Reply, ...]:
     """A turn's last answer, and after it ``CONTINUATION`` when an agent may ask the model
     to go on from it: an answer cut by ``max_tokens``, or an empty one."""
     end = turn_end(answer)
-    return (answer, CONTINUATION) if end == "max_tokens" or (end == "end_turn" and empty_answer(answer.message or {})) else (answer,)
+    empty = end in ("end_turn", "stop_sequence") and empty_answer(answer.message or {})
+    return (answer, CONTINUATION) if end == "max_tokens" or empty else (answer,)
 
 
 def empty_answer(message: dict[str, Any]) -> bool:
     """An answer with no text but whitespace and no block of any other kind: the "empty
-    response with end_turn" the stop-reason docs tell a client it may ask to go on from."""
+    response" the stop-reason docs tell a client it may ask to go on from (with
+    ``end_turn``; one that hit a stop sequence at once is as empty)."""
     return not any(message.get(key) for key in ("tool_use", "content", "thinking")) and not str(message.get("text") or "").strip()
 
 

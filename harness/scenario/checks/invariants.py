@@ -125,7 +125,7 @@ def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:
     if failed(last) and not fatal(last):
         return "retries", "it stopped retrying a transient failure (how often to retry is its own policy)"
     message = served_message(last)
-    if message and message.get("stop_reason") == "end_turn" and not any(
+    if message and message.get("stop_reason") in ("end_turn", "stop_sequence") and not any(
             isinstance(b, dict) and (b.get("type") != "text" or str(b.get("text", "")).strip()) for b in message.get("content") or ()):
         return ("continues_after_empty_answer",
                 "it ended the turn at an empty answer (whether to ask the model to go on is its own policy)")

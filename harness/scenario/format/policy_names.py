@@ -11,7 +11,7 @@ for an agent that declares the policy and listed as not checked for any other.
 | ``gives_up_on_final_errors`` | sends nothing more in a turn after a 400, 401, 402, 403, 404 or 413 |
 | ``timeout_result_is_data`` | gives a command that outlived its timeout back as a tool result that is not an error |
 | ``continues_after_cut_tool_call`` | answers a tool call cut off by ``max_tokens`` with an error result and goes on with the turn |
-| ``continues_after_empty_answer`` | asks the model to go on after an empty answer (``end_turn`` with no text and no tool call), as the stop-reason docs suggest as a last resort |
+| ``continues_after_empty_answer`` | asks the model to go on after an empty answer (``end_turn`` or ``stop_sequence`` with no text and no tool call), as the stop-reason docs suggest as a last resort |
 | ``continues_after_max_tokens`` | asks the model to go on when an answer without a tool call is cut off by ``max_tokens`` (a message asking it to continue, or the cut answer sent back to be finished) |
 | ``strict_tool_input`` | does not run a tool call whose input breaks the tool's schema (a missing, unknown or mistyped argument) |
 | ``flags_tool_errors`` | marks a tool result ``is_error`` when the call failed: a tool it does not have, input it refused, a tool that failed |
@@ -44,7 +44,7 @@ POLICIES = {kind.name: kind for kind in (
     PolicyKind("gives_up_on_final_errors", "sends nothing more in a turn after a 400, 401, 402, 403, 404 or 413"),
     PolicyKind("timeout_result_is_data", "gives a timed-out command back as a tool result that is not an error"),
     PolicyKind("continues_after_cut_tool_call", "answers a tool call cut by max_tokens with an error and goes on"),
-    PolicyKind("continues_after_empty_answer", "asks the model to go on after an empty end_turn answer"),
+    PolicyKind("continues_after_empty_answer", "asks the model to go on after an empty answer"),
     PolicyKind("continues_after_max_tokens", "asks the model to go on when an answer is cut by max_tokens"),
     PolicyKind("strict_tool_input", "does not run a tool call whose input breaks the tool's schema"),
     PolicyKind("flags_tool_errors", "marks a tool result is_error when the call failed"),
