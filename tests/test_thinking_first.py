@@ -171,3 +171,11 @@ def test_only_an_answer_that_opens_with_thinking_hands_out_thought_calls() -> No
     assert calls_after_thinking([start({"type": "thinking", "thinking": ""}), call]) == ["toolu_9"]
     assert calls_after_thinking([start({"type": "redacted_thinking", "data": "x"}), call]) == ["toolu_9"]
     assert calls_after_thinking([start({"type": "text", "text": ""}), call]) == []
+
+
+def test_a_thinking_budget_under_the_documented_minimum_is_refused() -> None:
+    body = {"model": "m", "max_tokens": 4096, "messages": [{"role": "user", "content": "hi"}]}
+    low = check_request({**body, "thinking": {"type": "enabled", "budget_tokens": 500}})
+    assert [v.api_text for v in low] == ["thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"]
+    assert check_request({**body, "thinking": {"type": "enabled", "budget_tokens": 1024}}) == []
+    assert check_request({**body, "thinking": {"type": "adaptive"}}) == []

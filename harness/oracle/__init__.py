@@ -61,7 +61,8 @@ Thinking
   calls it handed out after thinking are what the server remembers)
 
 Validation, reported before the rules above (``fields``, ``blocks``; pydantic's words)
-- ``model``, ``max_tokens``, ``temperature``, ``top_p``, ``top_k``: types and ranges
+- ``model``, ``max_tokens``, ``temperature``, ``top_p``, ``top_k``, ``thinking``'s
+  ``budget_tokens`` (1,024 at least): types and ranges
   (``temperature: Input should be less than or equal to 1`` …), when present; -1, the
   legacy "unset" value, is the model's to judge
 - ``messages.0: use the top-level 'system' parameter …`` (a system message may follow

@@ -16,6 +16,9 @@ conversation. Each rule and its source:
   ``Input should be less than or equal to 1`` -- documented as ranging 0.0 to 1.0;
   the upper text as the live API returns it. -1 is not judged (``UNSET``).
 - ``top_k: Input should be a valid integer`` -- an integer (no range is documented).
+- ``thinking.enabled.budget_tokens: Input should be greater than or equal to 1024`` --
+  "the minimum budget is 1,024 tokens" (extended thinking docs; the path as pydantic
+  writes a field of the ``enabled`` form, as a provider's relay of it quotes).
 
 -1 is the "unset" value of the sampling fields in the legacy Text Completions API
 ("Defaults to -1, which disables it"), and clients still send it: ``@langchain/anthropic``
@@ -38,6 +41,7 @@ from harness.oracle import wording
 from harness.oracle.wording import Violation
 
 MAX_TOKENS_FLOOR = 0
+THINKING_BUDGET_FLOOR = 1024  # the extended thinking docs: "the minimum budget is 1,024 tokens"
 SAMPLING_RANGE = (0, 1)
 UNSET = -1  # the sampling fields' legacy "unset" value: whether it is taken depends on the model
 
@@ -96,12 +100,25 @@ def top_k_is_an_integer(name: str, value: Any) -> list[Violation]:
     return [Violation(name, problem)] if problem else []
 
 
+def thinking_budget_at_least_the_minimum(name: str, value: Any) -> list[Violation]:
+    """``thinking.enabled.budget_tokens: Input should be greater than or equal to 1024``
+    ("the minimum budget is 1,024 tokens", the extended thinking docs); a budget that is no
+    integer is left to the checks of its type."""
+    if not isinstance(value, Mapping) or value.get("type") != "enabled":
+        return []
+    problem, budget = integer_problem(value.get("budget_tokens"))
+    if problem or budget >= THINKING_BUDGET_FLOOR:
+        return []
+    return [Violation(f"{name}.enabled.budget_tokens", wording.GREATER_EQUAL.format(limit=THINKING_BUDGET_FLOOR))]
+
+
 FIELD_RULES: dict[str, Callable[[str, Any], list[Violation]]] = {
     "model": model_is_a_name,
     "max_tokens": max_tokens_in_range,
     "temperature": sampling_in_range,
     "top_p": sampling_in_range,
     "top_k": top_k_is_an_integer,
+    "thinking": thinking_budget_at_least_the_minimum,
 }
 """The rule for each field, in the order the API reports them."""
 
