@@ -15,7 +15,7 @@ still a ``ValueError``, a failed replay still an ``AssertionError`` to pytest).
     │   ├── RulesFileError       a redaction rules file with mistakes
     │   ├── AgentSpecError       an agent name that leads to no factory, or a factory that fails
     │   ├── ToolMapError         an agent's ``tool_map`` that does not fit the standard tools
-│   ├── ToolMapFileError     a ``--tool-map`` file with mistakes
+    │   ├── ToolMapFileError     a ``--tool-map`` file with mistakes
     │   ├── AgeError             a maximum age or a recording date that is not one
     │   ├── CassetteMissing      replaying a cassette that is not there
     │   ├── NotReadable          a file that is not a regular, readable file

@@ -7,8 +7,7 @@ from typing import Any
 
 from harness.agents.events import Notice
 from harness.scenario.checks.outcome import Outcome
-from harness.scenario.fake_api.served import arrived_whole, failed
-from harness.wire.sse_parse import final_message, in_documented_order
+from harness.scenario.fake_api.served import arrived_whole, failed, whole_message
 
 OMITTED_THINKING = "(earlier reasoning omitted)"  # what mini_agent leaves when a fallback drops thinking
 
@@ -39,8 +38,7 @@ def no_partial_messages(outcome: Outcome) -> list[str]:
     """Every assistant message in the history is an answer that arrived whole: its
     tool_use ids and texts come from requests that did not fail."""
     complete: list[list[dict[str, Any]]] = [
-        final_message(in_documented_order(r.plan.events), strict_inputs=False)["content"]
-        for r in outcome.requests if r.plan is not None and arrived_whole(r) and r.plan.events
+        message["content"] for r in outcome.requests if arrived_whole(r) and (message := whole_message(r)) is not None
     ]  # (tool JSON the SDK's parser gives up on: a client that reads it at the block's end has the message)
     ids = {b["id"] for content in complete for b in content if b.get("type") == "tool_use"}
     texts = {b["text"].rstrip() for content in complete for b in content if b.get("type") == "text"}

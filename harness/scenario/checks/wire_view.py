@@ -17,11 +17,11 @@ from harness.scenario.fake_api.served import (
     delivered_texts,
     failed,
     served_message,
+    whole_message,
 )
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.format.schema import END_ALIASES
-from harness.wire.sse_parse import final_message, in_documented_order
 
 
 @dataclass(frozen=True)
@@ -158,11 +158,8 @@ def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
     if last.plan is not None and last.plan.ending == "interrupt":
         return "interrupted"
     message = served_message(last)
-    if message is None and arrived_whole(last) and last.plan is not None and last.plan.events:
-        try:  # whole for a client that reads it so: the wire cannot tell whether this one took it
-            message = final_message(in_documented_order(last.plan.events), strict_inputs=False)
-        except ValueError:
-            message = None
+    if message is None and arrived_whole(last):  # whole for a client that reads it so: the wire cannot tell
+        message = whole_message(last)
     if message is None:
         return "error"
     stop = message.get("stop_reason") or "end_turn"
@@ -173,12 +170,10 @@ def answer_taken(request: Exchange, requests: list[Exchange]) -> bool:
     """Whether a later request's history holds the message ``request`` got as one of its
     assistant messages (for an answer that came whole to some clients only: the agent
     took it as final)."""
-    if request.plan is None or not request.plan.events:
+    message = whole_message(request)
+    if message is None:
         return False
-    try:
-        wanted = _blocks(final_message(in_documented_order(request.plan.events), strict_inputs=False)["content"])
-    except ValueError:
-        return False
+    wanted = _blocks(message["content"])
     for later in requests:
         messages = later.body.get("messages") if later.number > request.number and isinstance(later.body, dict) else None
         for message in messages if isinstance(messages, list) else ():

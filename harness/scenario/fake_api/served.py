@@ -117,6 +117,18 @@ def rejected_as_invalid(request: Exchange) -> bool:
     return reply.error is not None and plan.status == 400
 
 
+def whole_message(request: Exchange) -> dict[str, Any] | None:
+    """The message a request's events make for a client that reads them leniently (a block
+    started when anything of it comes, tool input kept as it parses): what a request that
+    ``arrived_whole`` handed such a client; None when its events make none."""
+    if request.plan is None or not request.plan.events:
+        return None
+    try:
+        return final_message(in_documented_order(request.plan.events), strict_inputs=False)
+    except ValueError:
+        return None
+
+
 def served_message(request: Exchange) -> dict[str, Any] | None:
     """The complete message the request got, or None when it got none."""
     if failed(request) or request.plan is None:
