@@ -244,6 +244,8 @@ def _parser() -> argparse.ArgumentParser:
                             "gives_up_on_final_errors …); --check then holds them to it; repeat for more")
     serve.add_argument("--limits", metavar="FILE", help="rate limits to enforce on real time "
                        "(a YAML mapping, as a scenario's `limits:`), over the scenario's own")
+    serve.add_argument("--side-requests", metavar="FILE", help="the clients' side requests (a router, a title, a "
+                       "summary) and their replies (YAML or JSON: - when: {system: Write a title} reply: {text: A title})")
     serve.add_argument("--tool-map", metavar="FILE", help="the clients' own names for the standard tools (YAML or "
                        "JSON, as an agent's tool_map: Read: {name: read_file, input: {file_path: path}})")
     serve.set_defaults(command=_serve)

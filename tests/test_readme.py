@@ -228,3 +228,21 @@ def test_the_policy_table_names_every_policy_and_the_example_declares_them_as_th
     namespace: dict = {}
     exec(block, namespace)
     assert declared_policies(namespace["MyAgent"]()) == {"retries": 4, "gives_up_on_final_errors": True, "never_raises": True}
+
+
+def test_the_side_requests_example_is_a_declaration_the_harness_reads_and_its_keys_are_the_ones_it_knows():
+    from harness.scenario.fake_api.side_requests import SideRequests
+    from harness.scenario.format.side_requests import WHEN_KEYS, side_rules
+
+    [block] = [textwrap.dedent(b) for b in re.findall(r"^  ```python\n(.*?)^  ```$", README, re.S | re.M)
+               if "harness_side_requests" in b]
+    namespace: dict = {}
+    exec(block, namespace)
+    policy = SideRequests([])
+    policy.rules = side_rules(namespace["MyAgent"].harness_side_requests)
+    title = {"model": "m", "system": "Write a short title for this.", "messages": [{"role": "user", "content": "hi"}]}
+    route = {"model": "claude-haiku-4-5", "tool_choice": {"type": "tool", "name": "route"}, "messages": []}
+    assert policy.rule_for(title) is policy.rules[0] and policy.rule_for(route) is policy.rules[1]
+    assert policy.rule_for({**title, "system": "You are a coding agent."}) is None
+    section = README.split("- **Side requests.**", 1)[1].split("\n- **", 1)[0]
+    assert re.findall(r"`(\w+)` \(", section)[: len(WHEN_KEYS)] == list(WHEN_KEYS)

@@ -13,6 +13,7 @@ from harness.scenario.checks.policies import policy_options
 from harness.scenario.fake_api.tool_map import ToolMap, ToolMapError
 from harness.scenario.format.limits import load_limits
 from harness.scenario.format.loader import load_scenario
+from harness.scenario.format.side_requests import load_side_rules
 from harness.scenario.format.tool_map_file import load_tool_map
 from harness.serve.report import build_server, check_served
 from harness.serve.server import FaultServer, ServerError
@@ -25,6 +26,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     policies = policy_options(getattr(args, "policy", None) or [])
     rate_limits = load_limits(args.limits) if getattr(args, "limits", None) else None
     tool_map = load_tool_map(args.tool_map) if getattr(args, "tool_map", None) else None
+    side_rules = load_side_rules(args.side_requests) if getattr(args, "side_requests", None) else ()
     try:
         ToolMap(tool_map)
     except ToolMapError as error:
@@ -34,6 +36,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     server = build_server(
         scenario, host=args.host, port=args.port, time_scale=args.time_scale,
         log=log, log_path=args.log, scrub=getattr(args, "scrub", None), rate_limits=rate_limits, tool_map=tool_map,
+        side_rules=side_rules,
     )
     try:
         server.start()

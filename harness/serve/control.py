@@ -130,7 +130,7 @@ class Control:
             return _json(400, {"problems": [_problem(p, "", "<verify body>") for p in problems]}, entry, "bad verify body")
         session = str(given.get("session", session))
         scenario, responder = self.scenarios.get(session, self.scenario), server.responder_of(session)
-        requests = responder.requests if responder is not None else []
+        requests = responder.conversation_requests if responder is not None else []
         turn = given.get("turn")
         if turn is not None and responder is not None:
             by_turn = turn_requests(scenario, responder)

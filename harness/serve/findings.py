@@ -63,18 +63,19 @@ def session_findings(
 
 
 def turn_requests(scenario: Scenario, responder: Responder) -> list[list[Exchange]]:
-    """Each turn's requests. Where the clients send the turns' user lines, a request
+    """Each turn's requests (side requests are no turn's). Where the clients send the turns' user lines, a request
     belongs to the turn whose line it ends with (or, a retry or a tool round, to the turn
     of the request before it), whatever replies earlier turns left unused; otherwise to
     the turn whose reply answered it, or that was being served when it came (a rate
     limit's own 429 takes no reply)."""
     lines = [turn.user.strip() for turn in scenario.turns]
-    by_line = [_turns_of_line(request, lines) for request in responder.requests]
+    requests = responder.conversation_requests
+    by_line = [_turns_of_line(request, lines) for request in requests]
     if not any(max(turns, default=0) for turns in by_line):  # no later turn's line came: the clients send lines of their own
         return _turns_by_replies(scenario, responder)
     turns: list[list[Exchange]] = [[] for _ in scenario.turns]
     current, before = 0, None
-    for request, matches in zip(responder.requests, by_line):
+    for request, matches in zip(requests, by_line):
         later = [turn for turn in matches if turn > current]
         if later and (before is None or relation(before.whole, request.whole) != "retry"):  # a retry stays in its turn
             current = later[0]
@@ -101,7 +102,7 @@ def _turns_by_replies(scenario: Scenario, responder: Responder) -> list[list[Exc
         total += len(turn.replies)
         ends.append(total)
     current = served = 0
-    for request in responder.requests:
+    for request in responder.conversation_requests:
         served += request.reply is not None and request.limited is None
         while current < len(ends) - 1 and served > ends[current]:
             current += 1

@@ -49,6 +49,7 @@ class LogEntry:
     retry_count: int | None = None  # the client's own count of its retries (``x-stainless-retry-count``)
     limited: str | None = None  # the rate limit whose 429 answered it
     usage: dict[str, Any] | None = None  # the usage the answer reported
+    side: str | None = None  # the side-request rule it matched (``--side-requests``): not the scenario's conversation
 
     @property
     def served(self) -> str:

@@ -33,6 +33,7 @@ from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.limits import Limits as RateLimitModel
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
 from harness.scenario.format.problem import Kind, Problem
+from harness.scenario.format.side_requests import SideRule
 from harness.serve.control import Control
 from harness.serve.findings import session_findings
 from harness.serve.log import Scrub
@@ -69,15 +70,17 @@ def build_server(
     monotonic: Callable[[], float] = time.monotonic,
     rate_limits: RateLimitModel | None = None,
     tool_map: Mapping[str, Any] | None = None,
+    side_rules: tuple[SideRule, ...] = (),
 ) -> FaultServer:
     """A FaultServer (not started) that serves ``scenario``, one queue per session, with
     the control endpoints (``harness.serve.control``: a session may be given a scenario of
     its own). Its HTTP dates count from now, as a run's count from its virtual clock's start;
     ``monotonic`` is the clock arrival times are read from, and the clock the rate limits
     (``rate_limits``, else the scenario's ``limits:``) refill on, in real time; ``tool_map``:
-    the clients' own names for the standard tools, as an agent's ``tool_map`` gives them."""
+    the clients' own names for the standard tools, as an agent's ``tool_map`` gives them;
+    ``side_rules``: the clients' side requests, as an agent's ``harness_side_requests``."""
     control = Control(scenario, lambda served, session: session_responders(
-        served, monotonic=monotonic, rate_limits=rate_limits, tool_map=tool_map)(session))
+        served, monotonic=monotonic, rate_limits=rate_limits, tool_map=tool_map, side_rules=side_rules)(session))
     return FaultServer(
         control.responder(""), sessions=control.responder, control=control, host=host, port=port,
         time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits, monotonic=monotonic,
@@ -86,7 +89,7 @@ def build_server(
 
 def session_responders(
     scenario: Scenario, *, monotonic: Callable[[], float] = time.monotonic, rate_limits: RateLimitModel | None = None,
-    tool_map: Mapping[str, Any] | None = None,
+    tool_map: Mapping[str, Any] | None = None, side_rules: tuple[SideRule, ...] = (),
 ) -> Callable[[str], Responder]:
     """What builds a session's Responder for ``scenario``: all its turns' replies in one
     queue (the tools renamed by ``tool_map``), its rate limits in force on real time (one
@@ -99,6 +102,7 @@ def session_responders(
         label = f"scenario {scenario.name}" + (f", session {session!r}" if session else "")
         built = Responder(replies, label=label, clock=VirtualClock(wall_origin=origin), model=model, threads=scenario.threads)
         built.tool_map = ToolMap(tool_map)
+        built.side_rules = side_rules
         if in_force is not None:
             enforce(built, in_force, now=monotonic, wall=lambda: origin + monotonic() - start)
         return built

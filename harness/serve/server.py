@@ -243,6 +243,7 @@ class FaultServer(Listener):
         entry.answer += f" · served as {plan.form}" if plan.form else ""
         entry.fault = plan.connection or (plan.ending if plan.ending != "complete" else None)
         entry.limited, entry.usage = record.limited, served_usage(plan) if record.reply is not None else None
+        entry.side = record.side
         record.scale = self.time_scale
         return plan, entry, record
 

@@ -34,6 +34,7 @@ from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.scenario.format.model import Scenario, Turn
 from harness.scenario.format.problem import Kind, Problem
+from harness.scenario.format.side_requests import side_rules
 from harness.scenario.run.found import replay_command, save_counterexample
 from harness.scenario.run.runner import SocketTime, loopback
 from harness.strategies import (
@@ -87,6 +88,7 @@ class AgentSession(RuleBasedStateMachine):
         self.driver = TurnDriver()
         self.agent = self.driver.build(load_factory(AGENT or DEFAULT_AGENT), ctx)
         self.responder.tool_map = ToolMap(getattr(self.agent, "tool_map", None))
+        self.responder.side_rules = side_rules(getattr(self.agent, "harness_side_requests", None))
         self.policies = declared_policies(self.agent)
         self.moot = False  # a turn the agent could not meet ended what the session can say
 
@@ -144,7 +146,7 @@ class AgentSession(RuleBasedStateMachine):
             raised = f"run_turn raised {type(error).__name__}: {error}"
         else:
             raised = ""
-        requests = self.responder.requests[first:]
+        requests = [r for r in self.responder.requests[first:] if r.side is None]
         if self.responder.not_applicable is not None:
             self.moot = True
             note_for_statistics(f"not applicable: {self.responder.not_applicable.split(' (')[0]}")

@@ -23,6 +23,10 @@ the wire for any agent:
   ``max_tokens``, is noted unless it declares the policy), and one more turn after the
   last one still works.
 
+An agent's side requests (``harness_side_requests``: a router, a title) are no turn's: each
+side conversation is held to what the API asks of any request (valid; a retry that waits
+as asked, repeats its conversation and never resends what was rejected as invalid).
+
 Agent policies are reported, not failed (DESIGN §8): a retry after a 401, a wait far
 beyond what was asked, half-streamed text kept in the history behind a user message that
 asks the model to resume (Claude Code does so on purpose), betas the harness does not
@@ -47,6 +51,7 @@ from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.checks.policies import unmet_policy
 from harness.scenario.checks.wire_view import (
     answer_taken,
+    conversations,
     kept_partial_text,
     retry_waits,
     tools_run_on_broken_input,
@@ -110,6 +115,9 @@ def _turn_invariants(outcome: Outcome, turn: TurnResult, replies: Sequence[Reply
     found += wire_invariants(
         where, turn.requests, max_retries=outcome.max_retries, wall_origin=outcome.wall_origin, turn=turn.number
     )
+    for side in conversations(turn.side_requests):  # what the API asks of a retry, asked of each side conversation
+        label = f"{where}, side request {side[0].number} ({side[0].side})"
+        found += wire_invariants(label, side, max_retries=None, wall_origin=outcome.wall_origin, turn=turn.number)
     if "backoff_cap" in outcome.policies:
         found.problems += _over_the_cap(where, outcome, turn, float(outcome.policies["backoff_cap"]))
     return found

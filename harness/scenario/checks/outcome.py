@@ -28,7 +28,8 @@ class TurnResult:
     user: str
     label: str
     events: list[tuple[float, int, Any]] = field(default_factory=list)
-    requests: list[Exchange] = field(default_factory=list)
+    requests: list[Exchange] = field(default_factory=list)  # the scenario's conversation
+    side_requests: list[Exchange] = field(default_factory=list)  # the agent's side requests (``side_requests``)
     unused_replies: int = 0
     raised: str | None = None
     cancelled: bool = False  # Ctrl+C cancelled an async turn, which let the cancellation through (asyncio's rule)

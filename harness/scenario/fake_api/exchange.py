@@ -38,6 +38,7 @@ class Exchange:
     finished: float | None = None  # when the answer was over: the body read, or the connection failed
     written: Reply | None = None  # the scripted reply as the scenario wrote it (the standard tool names)
     agent_wall: float | None = None  # the agent's own wall clock when the request came (None: not known)
+    side: str | None = None  # the side-request rule it matched: not the scenario's conversation
     repeated: bool = False  # a final error served again: the request came after the turn's replies ran out
     conversation: Any = None
     refused: str | None = None

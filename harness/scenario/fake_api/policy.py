@@ -14,7 +14,7 @@ all of them sit behind one seam, the list ``Responder.policies``, run in order.
 
 A policy overrides the hooks it needs; the others do nothing. The built-in ones, in their
 order: ``refusals.NotJson``, ``threads.Threads``, ``refusals.OracleCheck``,
-``script.ScriptedReplies``, ``script.FinalErrorAgain``, ``script.FailureAgain``. A limits model (rate-limit
+``side_requests.SideRequests``, ``script.ScriptedReplies``, ``script.FinalErrorAgain``, ``script.FailureAgain``. A limits model (rate-limit
 buckets, pace) is one more Policy in the list: a refusal with its 429, or a reply of its
 own. ``refuse`` and ``pick`` run inside ``claim`` and ``answered`` inside ``settle``, which
 a server calls under its lock: a policy needs no lock of its own.

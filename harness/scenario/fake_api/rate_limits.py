@@ -65,7 +65,7 @@ class RateLimits(Policy):
         if limits.tokens_per_minute is not None:
             self.buckets["tokens"] = Bucket.full(limits.tokens_per_minute, seconds, start)
         self.arrivals: list[float] = []  # when each admitted request came, for the acceleration limit
-        self.admitted = 0
+        self.admitted = 0  # the scenario's requests admitted (a side request is not its: ``spend_cap.after_requests``)
         self.spent = 0.0  # USD, what the answers served cost
         self._charged: dict[int, dict[str, float]] = {}
         self._headers: dict[int, dict[str, str]] = {}
@@ -89,7 +89,7 @@ class RateLimits(Policy):
         for bucket, cost in costs.items():
             self.buckets[bucket].take(cost, now)
         self.arrivals.append(now)
-        self.admitted += 1
+        self.admitted += record.side is None
         self._charged[record.number] = costs
         self._headers[record.number] = self.headers(now)
         return None
@@ -183,7 +183,7 @@ class RateLimits(Policy):
 def enforce(responder: Responder, limits: Limits, *, now: Callable[[], float] | None = None,
             wall: Callable[[], float] | None = None) -> RateLimits:
     """Put ``limits`` in force on ``responder``, before its script: on its clock unless
-    ``now`` and ``wall`` say otherwise (a socket's real time)."""
+    ``now`` and ``wall`` say otherwise (a socket's real time); side requests too."""
     policy = RateLimits(limits, now=now or responder.clock.now, wall=wall or responder.clock.wall)
-    responder.policies.insert(responder.policies.index(responder.script), policy)
+    responder.policies.insert(responder.policies.index(responder.side), policy)
     return policy

@@ -2,7 +2,8 @@
 (``policy``): a request the API refuses by itself gets the API's own answer (a body that is
 not JSON or not a JSON object, a message-thread error, a conversation that breaks the
 API's rules: ``refusals``, ``threads``); any other gets the scenario's next reply for the
-turn, or its final error once more (``script``). A reply with ``unstreamed:`` serves that
+turn, or its final error once more (``script``), unless it is one of the agent's side
+requests, which have replies of their own (``side_requests``). A reply with ``unstreamed:`` serves that
 reply instead to a request that does not stream; one to a request that opens a turn with
 thinking enabled thinks first, as the real API's does (``thinking_first``).
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import email.utils
 from typing import Any, Iterable, Mapping
 
+from harness.scenario.fake_api.conversation import same_start
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.policy import Pending, Policy
 from harness.scenario.fake_api.refusals import NotJson, OracleCheck
@@ -23,11 +25,13 @@ from harness.scenario.fake_api.script import (
     FinalErrorAgain,
     ScriptedReplies,
 )
+from harness.scenario.fake_api.side_requests import SideRequests
 from harness.scenario.fake_api.thinking_first import thinks_first
 from harness.scenario.fake_api.threads import Threads
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.model import DEFAULT_MODEL
 from harness.scenario.format.problem import Kind, Problem
+from harness.scenario.format.side_requests import SideRule
 from harness.wire import json_body
 from harness.wire.clock import EPOCH_ORIGIN, VirtualClock
 from harness.wire.plan import NoJsonForm, WirePlan, harness_error_plan
@@ -59,9 +63,10 @@ class Responder:
         self.stream_only: str | None = None  # a stream-only fault asked of a request without ``stream``
         self.undeliverable: str | None = None  # a fault the way of serving cannot bring to the client (Ctrl+C on a socket)
         self.script = ScriptedReplies(replies, label)
+        self.side = SideRequests(self.problems)  # the agent's side requests (``side_rules``), answered apart
         self.policies: list[Policy] = [
             NotJson(), Threads(supported=threads), *([OracleCheck()] if check_requests else []),
-            self.script, FinalErrorAgain(self.script), FailureAgain(self.script),
+            self.side, self.script, FinalErrorAgain(self.script), FailureAgain(self.script),
         ]
 
     def queue(self, replies: Iterable[Reply], label: str) -> None:
@@ -87,11 +92,23 @@ class Responder:
         A reply that found no tools in a request when the client's other requests declare
         them went to a side request (another conversation): said so."""
         unmet, where = self.script.not_applicable, self.script.unmet_in
-        if unmet is not None and where is not None and not _declares_tools(where) and any(map(_declares_tools, self.requests)):
-            unmet += (f"; request {where.number} declares no tools where the client's other requests do: a side request "
-                      "(another conversation: a router, a summary) took a reply written for the main one, and a "
-                      "scenario's replies are for one conversation")
+        if unmet is not None and where is not None:
+            unmet += _side_request_hint(where, self.requests)
         return unmet or self.stream_only or self.undeliverable
+
+    @property
+    def conversation_requests(self) -> list[Exchange]:
+        """The requests of the scenario's conversation: every one but the side requests."""
+        return [request for request in self.requests if request.side is None]
+
+    @property
+    def side_rules(self) -> tuple[SideRule, ...]:
+        """How the agent's side requests are told apart, and what they are answered."""
+        return self.side.rules
+
+    @side_rules.setter
+    def side_rules(self, rules: tuple[SideRule, ...]) -> None:
+        self.side.rules = rules
 
     @property
     def tool_map(self) -> ToolMap:
@@ -122,6 +139,8 @@ class Responder:
         )
         real_wall = getattr(self.clock, "real_wall", None)
         record.agent_wall = real_wall() if real_wall is not None else None
+        rule = self.side.rule_for(record.body)
+        record.side = rule.where if rule is not None else None
         self.requests.append(record)
         pending = Pending(record, content, f"req_harness_{number:06d}")
         if path.endswith("/v1/messages") and self._refused(pending):
@@ -252,6 +271,22 @@ def _public_headers(headers: Mapping[str, str]) -> dict[str, str]:
     for name in SECRET_HEADERS.intersection(public):
         public[name] = "<redacted>"
     return public
+
+
+def _side_request_hint(where: Exchange, requests: list[Exchange]) -> str:
+    """Why the request that took a reply it could not meet may be a side request, when it
+    looks like one: it declares no tools where the client's other requests do, or it
+    starts a conversation of its own."""
+    declare = "(an agent declares its side requests with `harness_side_requests`: they get replies of their own)"
+    if not _declares_tools(where) and any(map(_declares_tools, requests)):
+        return (f"; request {where.number} declares no tools where the client's other requests do: a side request "
+                "(another conversation: a router, a summary) took a reply written for the main one, and a "
+                f"scenario's replies are for one conversation {declare}")
+    other = next((r for r in requests if r is not where and not same_start(r.whole, where.whole)), None)
+    if other is not None:
+        return (f"; request {where.number} starts a conversation of its own (its system prompt or first message is not "
+                f"request {other.number}'s): if it is a side request (a router, a title, a summary) {declare}")
+    return ""
 
 
 def _declares_tools(request: Exchange) -> bool:

@@ -40,7 +40,8 @@ ACCELERATION = Obj(
 )
 SPEND_CAP = Obj(
     {
-        "after_requests": Scalar("integer", "requests served before the cap is reached", minimum=0),
+        "after_requests": Scalar("integer", "requests served before the cap is reached (an agent's side requests not counted)",
+                                 minimum=0),
         "usd": Scalar("number", "what the answers served may cost before the cap is reached", minimum=0),
     },
     rules=(lambda cap: None if len(cap) == 1 else "a spend cap needs exactly one of: after_requests, usd",),
@@ -77,7 +78,8 @@ class Acceleration:
 
 @dataclass(frozen=True)
 class SpendCap:
-    """Reached after ``after_requests`` requests served, or once the answers cost ``usd``."""
+    """Reached after ``after_requests`` requests of the scenario's conversation served (an
+    agent's side requests are not its), or once the answers cost ``usd`` (theirs too)."""
 
     after_requests: int | None = None
     usd: float | None = None

@@ -197,8 +197,13 @@ def scenario_spec() -> Obj:
     return _scenario_spec(fault_kinds())
 
 
+def reply_spec() -> Obj:
+    """The format of one reply, with every registered fault kind."""
+    return _reply_spec(fault_kinds())
+
+
 @functools.cache
-def _scenario_spec(kinds: tuple[type[Fault], ...]) -> Obj:
+def _reply_spec(kinds: tuple[type[Fault], ...]) -> Obj:
     reply_fields = {**REPLY_FIELDS, **{kind.key: fault_spec(kind) for kind in kinds}}
     unstreamed = Obj(
         {k: v for k, v in reply_fields.items() if k != "recorded"},
@@ -206,7 +211,12 @@ def _scenario_spec(kinds: tuple[type[Fault], ...]) -> Obj:
         what="unstreamed reply",
         description="what a request without `stream` gets instead (for faults a JSON body cannot carry)",
     )
-    reply = Obj({**reply_fields, "unstreamed": unstreamed}, rules=(_one_kind,), what="reply")
+    return Obj({**reply_fields, "unstreamed": unstreamed}, rules=(_one_kind,), what="reply")
+
+
+@functools.cache
+def _scenario_spec(kinds: tuple[type[Fault], ...]) -> Obj:
+    reply = _reply_spec(kinds)
     turn = Obj(
         {"user": STRING, "replies": ListOf(reply, max_items=MAX_REPLIES), "interrupt": INTERRUPT, "expect": TURN_EXPECT},
         required=("user",),

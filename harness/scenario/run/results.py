@@ -94,7 +94,7 @@ def _picture(outcome: Outcome, problems: list[Problem]) -> dict[str, Any]:
             "status": None if r.plan is None or r.plan.connection else r.plan.status,
             "failed": failed(r), "streaming": r.streaming, "invalid": [str(v) for v in r.violations],
             "hits": [list(h) for h in request_hits(r)] if r.reply is not None else [],
-            "fraction": _sent_fraction(r), "line": r.reply.line if r.reply else None,
+            "fraction": _sent_fraction(r), "line": r.reply.line if r.reply else None, "side": r.side,
         }
         for r in outcome.requests
     ]
@@ -120,7 +120,7 @@ def _turn(outcome: Outcome, turn: TurnResult, failing: bool) -> dict[str, Any]:
 
 
 def _turn_of(outcome: Outcome, number: int) -> int:
-    return next((t.number for t in outcome.turns if any(r.number == number for r in t.requests)), 0)
+    return next((t.number for t in outcome.turns if any(r.number == number for r in (*t.requests, *t.side_requests))), 0)
 
 
 def _sent_fraction(request: Exchange) -> float | None:

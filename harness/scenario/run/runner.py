@@ -32,6 +32,7 @@ from harness.scenario.fake_api.transport import (
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario, ScenarioError, Turn
 from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.format.sandbox import PathEscape, write_workspace
+from harness.scenario.format.side_requests import side_rules
 from harness.scenario.run.terminal import ctrl_c_heard
 from harness.serve.server import FaultServer
 from harness.wire.clock import VirtualClock
@@ -86,6 +87,7 @@ def run_scenario(
             if scenario.agent is not None and scenario.agent != name:
                 return _skipped(scenario, name, f"{scenario.agent}'s scenario")
             responder.tool_map = ToolMap(getattr(under_test, "tool_map", None))
+            responder.side_rules = side_rules(getattr(under_test, "harness_side_requests", None))
             policies = declared_policies(under_test)
             turns = list(scenario.turns)
             if scenario.probe:
@@ -196,7 +198,9 @@ def _drive_turn(
                 emit(renderer.render(event))
         if renderer is not None:
             emit(renderer.render_close())
-    record.requests = responder.requests[first:]
+    made = responder.requests[first:]
+    record.requests = [r for r in made if r.side is None]
+    record.side_requests = [r for r in made if r.side is not None]
     record.unused_replies = len(responder.unused)
     record.last_mark = responder.clock.mark()
     return record

@@ -17,6 +17,7 @@ def format_timeline(outcome: Outcome) -> str:
         start = turn.requests[0].time if turn.requests else (turn.events[0][0] if turn.events else 0.0)
         rows.append((turn.first_mark, start, f"{turn.label} > {turn.user}"))
         rows += [(r.mark, r.time, f"  → request {r.number}: {_request_summary(r)}") for r in turn.requests]
+        rows += [(r.mark, r.time, f"  ↳ side request {r.number} ({r.side}): {_request_summary(r)}") for r in turn.side_requests]
         rows += [(mark, at, f"    {line}") for at, mark, event in turn.events if (line := _event_line(event))]
         rows += _interrupt_rows(outcome, turn)
         if turn.raised:  # a cancelled async turn lets Ctrl+C through, as asyncio's rule says: no failure

@@ -1,0 +1,73 @@
+"""Side requests answered with replies of their own (``harness.scenario.format.side_requests``
+says how an agent declares them): a request that matches a rule is marked as the rule's
+(``Exchange.side``) as it comes, so that every check of a turn reads the scenario's
+conversation without it, and is answered with the rule's reply instead of the turn's
+next one. Rate limits and the oracle treat it as any request: it is one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.scenario.fake_api.capabilities import unmet_need
+from harness.scenario.fake_api.policy import Pending, Policy
+from harness.scenario.fake_api.tool_map import ToolMap
+from harness.scenario.format.problem import Kind, Problem
+from harness.scenario.format.side_requests import SideRule
+from harness.wire.replies import Reply
+
+
+class SideRequests(Policy):
+    """Answers the requests its rules match; ``problems`` hears a rule whose reply cannot
+    answer the request it matched (a text for a request that forces a tool)."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.rules: tuple[SideRule, ...] = ()
+        self.problems = problems
+        self._told: set[str] = set()
+
+    def rule_for(self, body: Any) -> SideRule | None:
+        """The first rule ``body`` matches (None: the scenario's conversation)."""
+        if not self.rules or not isinstance(body, dict):
+            return None
+        return next((rule for rule in self.rules if all(_holds(key, value, body) for key, value in rule.when.items())), None)
+
+    def pick(self, pending: Pending) -> Reply | None:
+        record = pending.record
+        rule = next((r for r in self.rules if r.where == record.side), None)
+        if rule is None:
+            return None
+        unmet = unmet_need(rule.reply, record.whole, ToolMap())
+        if unmet is not None and rule.where not in self._told:
+            self._told.add(rule.where)
+            self.problems.append(Problem(f"{rule.where}: its reply cannot answer request {record.number}: {unmet}",
+                                         Kind.FILE_MISTAKE, request=record.number))
+        return rule.reply
+
+
+def _holds(key: str, value: str, body: dict[str, Any]) -> bool:
+    if key == "model":
+        return body.get("model") == value
+    if key == "system":
+        return value in _text(body.get("system"))
+    if key == "last_message":
+        messages = body.get("messages")
+        last = messages[-1] if isinstance(messages, list) and messages else None
+        return isinstance(last, dict) and value in _text(last.get("content"))
+    choice = body.get("tool_choice")
+    return isinstance(choice, dict) and choice.get("type") == "tool" and choice.get("name") == value
+
+
+def _text(content: Any) -> str:
+    """A system prompt's or a message's text: a string, or its text blocks (and the text
+    of the tool results among them) joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict) and block.get("type") == "tool_result":
+            parts.append(_text(block.get("content")))
+    return "\n".join(parts)
