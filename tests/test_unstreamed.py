@@ -126,7 +126,7 @@ def test_lint_names_each_reply_without_a_non_streaming_form(tmp_path) -> None:
     notes = stream_only_notes(load_scenario(path))
     assert [n.split(": note: ")[0] for n in notes] == [f"{path}:6", f"{path}:7"]
     assert "`bad_data` (a stream frame that is not JSON) has no non-streaming form" in notes[0]
-    assert "tool input JSON that does not parse has no non-streaming form" in notes[1]
+    assert "tool input JSON the SDK's stream gives up on (a prefix of it does not parse) has no non-streaming form" in notes[1]
 
 
 def test_on_a_socket_the_forms_reach_the_sdk_the_same_way() -> None:

@@ -106,7 +106,7 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
     changing = tuple(fault for fault in reply.faults if not fault.breaks_message)
     readable = [event for event in _with_faults(changing, list(events), None) if not isinstance(event, RawFrame)]
     if tool_json_breaks(readable):  # the SDK's stream would give up on it: a fault of the stream only
-        raise NoJsonForm("tool input JSON that does not parse")
+        raise NoJsonForm("tool input JSON the SDK's stream gives up on (a prefix of it does not parse)")
     forms: list[JsonForm] = []
     frames = sse.encode_rendered(_with_faults(reply.faults, list(events), rendered), rendered) if reply.faults else []
     for fault in reply.faults:

@@ -197,11 +197,12 @@ def kept_partial_text(requests: list[Exchange]) -> tuple[list[Problem], list[Pro
     model does not support assistant message prefill. The conversation must end with a
     user message."), older ones take it as their own prefill. Followed by a user message
     it is the agent's choice, a note: Claude Code keeps the part it got and asks the model
-    to resume ("Your response above was cut off mid-stream. Resume directly …")."""
+    to resume ("Your response above was cut off mid-stream. Resume directly …"). A message
+    that came whole for a client that reads it leniently (``arrived_whole``) is complete."""
     complete = {
         str(b.get("text", "")).strip()
         for r in requests
-        for b in (served_message(r) or {}).get("content") or []
+        for b in (served_message(r) or (whole_message(r) if arrived_whole(r) else None) or {}).get("content") or []
         if isinstance(b, dict) and b.get("type") == "text"
     }
     ending: list[Problem] = []
