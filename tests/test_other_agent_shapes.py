@@ -228,3 +228,13 @@ def test_a_drawn_turn_that_ends_on_an_empty_or_cut_answer_holds_the_continuation
         assert continued(Reply(message=goes_on)) == (Reply(message=goes_on), CONTINUATION)
     for ends in ({"text": "Done."}, {"text": "No.", "stop_reason": "refusal"}):
         assert continued(Reply(message=ends)) == (Reply(message=ends),)
+
+
+def test_a_call_renamed_for_the_agent_is_no_raw_tool_input_json_in_the_coverage() -> None:
+    from examples import careful_agent
+    from harness.scenario.run.hits import fault_hits
+
+    plain = run_scenario(load_scenario(LIBRARY / "tools" / "write_creates_file.yaml"), agent=careful_agent.make_agent)
+    assert plain.passed and ("raw tool-input JSON", "mid tool input") not in fault_hits(plain)
+    raw = run_scenario(load_scenario(LIBRARY / "stream" / "tool_json_unparseable.yaml"), agent=careful_agent.make_agent)
+    assert ("raw tool-input JSON", "mid tool input") in fault_hits(raw)

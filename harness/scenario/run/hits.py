@@ -63,7 +63,7 @@ def request_hits(request: Exchange) -> list[tuple[str, str]]:
         status = request.plan.status if request.plan is not None else 500
         retryable = status_is_retryable(status, request.plan.headers if request.plan is not None else reply.headers)
         return [("HTTP error, retryable" if retryable else "HTTP error, final", "HTTP status")]
-    faults = _stream_faults(reply)
+    faults = _stream_faults(request.written or reply)  # as written: a call renamed for the agent streams as raw JSON
     if not faults:
         return []
     if not request.streaming:
