@@ -16,6 +16,7 @@ from examples import careful_agent
 from examples.careful_agent import CarefulAgent, TurnOutcome
 from harness.agents.context import AgentContext
 from harness.cli import main
+from harness.report.svg import timeline_svg
 from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.problem import Kind
@@ -24,6 +25,7 @@ from harness.scenario.format.side_requests import (
     load_side_rules,
     side_rules,
 )
+from harness.scenario.run.results import scenario_record
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
 from harness.serve.report import build_server, check_served
@@ -280,3 +282,12 @@ def test_harness_serve_names_the_line_of_a_broken_side_requests_file(tmp_path: P
     err = capsys.readouterr().err
     assert f"{tmp_path / 'side.yaml'}:2:10: unknown key 'modle'" in err and "valid keys: model, system" in err
     assert "Traceback" not in err
+
+
+def test_the_report_marks_the_side_requests_in_the_turn_they_were_made() -> None:
+    path = LIBRARY / "http" / "overloaded_then_success.yaml"
+    record = scenario_record(path, run_scenario(load_scenario(path), agent=RoutedCareful), [], 1.0)
+    sides = {c["number"]: (c["turn"], c["side"]) for c in record["calls"] if c["side"]}
+    assert sides == {1: (1, "harness_side_requests[0]"), 6: (1, "harness_side_requests[1]"), 7: (2, "harness_side_requests[0]")}
+    picture = timeline_svg(record)
+    assert "#1 side → 200" in picture and "(a side request: harness_side_requests[1])" in picture

@@ -128,10 +128,12 @@ def _call(slot: _Slot) -> str:
     call = slot.data
     outcome = "invalid" if call["invalid"] else "failed" if call["failed"] else "ok"
     status = call["status"] if call["status"] is not None else "no response"
-    head = f"#{call['number']} → {status}" + ("" if call["streaming"] else " (not streamed)")
+    side = call.get("side")
+    head = f"#{call['number']}{' side' if side else ''} → {status}" + ("" if call["streaming"] else " (not streamed)")
     took = _duration(call)
     head += f" · {seconds(took)}" if took else ""
-    tip = f"request {call['number']} at t={call['time']:.3f}s: {call['reply']}" + (
+    tip = f"{'side ' if side else ''}request {call['number']} at t={call['time']:.3f}s: {call['reply']}" + (
+        f" (a side request: {side})" if side else "") + (
         f"; invalid: {'; '.join(call['invalid'])}" if call["invalid"] else "")
     parts = [
         f'<g class="call {outcome}"><title>{escape(tip)}</title>',
