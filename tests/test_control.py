@@ -117,3 +117,35 @@ def test_the_report_at_exit_is_not_muddled_by_control_requests(server):
     control(server, "GET", "journal")
     report = check_served(server.control.scenario, server)
     assert report.problems == []
+
+
+def test_the_report_at_exit_checks_each_session_against_the_scenario_it_serves(server):
+    own = "name: own\nabout: own\nturns:\n  - user: hi\n    replies:\n      - text: Mine.\n    expect: {requests: 1, end: end_turn}\n"
+    assert control(server, "PUT", "sessions/own", own).status_code == 200
+    client = anthropic.Anthropic(base_url=f"{server.url}/s/own", api_key="test", max_retries=0)
+    client.messages.create(model="claude-opus-5-5", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+    converse(server.url)
+    assert control(server, "POST", "verify", "expect: {requests: 1, end: end_turn}", **{"x-harness-session": "own"}
+                   ).status_code == 200
+    assert check_served(server.control.scenario, server).problems == []
+    control(server, "PUT", "sessions/own", own.replace("requests: 1", "requests: 2"))
+    client.messages.create(model="claude-opus-5-5", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+    [problem] = check_served(server.control.scenario, server).problems
+    assert "session 'own'" in str(problem) and "expected 2, the agent made 1" in str(problem)
+
+
+def test_verify_checks_the_policies_the_server_was_told_the_clients_follow(tmp_path: Path) -> None:
+    (tmp_path / "two.yaml").write_text(SCENARIO.replace("    expect: {requests: 2}\n",
+                                                        "    expect: {policies: {retries: {requests: 3}}}\n"))
+    scenario = load_scenario(tmp_path / "two.yaml")
+    body = "expect: {policies: {retries: {requests: 3}}}\nturn: 1\n"
+    for policies, status in (({}, 200), ({"retries": 2}, 422)):
+        with build_server(scenario, host="127.0.0.1", port=0, time_scale=0, log=None, log_path=None,
+                          policies=policies) as served:
+            converse(served.url)
+            verdict = control(served, "POST", "verify", body)
+            assert verdict.status_code == status, verdict.json()
+            if not policies:
+                assert verdict.json()["not_checked"] == [
+                    "turn 1: expect.policies.retries (the clients do not declare (--policy) retries)"]
+            assert (not check_served(scenario, served, policies).problems) == (status == 200)

@@ -128,12 +128,24 @@ def test_a_forced_tool_with_thinking_enabled_is_the_apis_400_and_with_adaptive_t
     assert check_request({**body, "thinking": {"type": "adaptive"}, "tool_choice": {"type": "any"}}) == []
 
 
-def test_a_reply_served_as_written_or_with_a_fault_keeps_its_own_events(tmp_path: Path) -> None:
+def test_a_reply_served_as_written_or_with_a_fault_at_an_event_keeps_its_own_events(tmp_path: Path) -> None:
     text = SCENARIO.replace("      - text: Reading.\n", "      - text: Reading.\n        as_written: true\n")
-    text = text.replace("      - text: You are welcome.\n", "      - text: You are welcome.\n        pings: 2\n")
+    text = text.replace("      - text: You are welcome.\n", "      - text: You are welcome.\n        duplicate: 3\n")
     outcome = run(tmp_path, text, keep=False)
     assert outcome.passed, [str(p) for p in outcome.problems]  # nothing thought first: nothing to drop
     assert [r.reply.thinks for r in outcome.requests] == [False, False, False, False, True]
+    recorded = SCENARIO.replace("      - text: Reading.\n", "      - text: Reading.\n        pace: {gaps: [0.01]}\n")
+    assert [r.reply.thinks for r in run(tmp_path, recorded).requests] == [False, False, False, True, True]
+
+
+@pytest.mark.parametrize("noise", ["pings: 2", "drip: {chunk: 32, delay: 0}", "pace: {events_per_s: 50}"])
+def test_noise_that_names_no_event_is_served_with_the_thinking_the_real_api_opens_with(tmp_path: Path, noise: str) -> None:
+    text = SCENARIO.replace("      - text: Reading.\n", f"      - text: Reading.\n        {noise}\n")
+    kept = run(tmp_path, text, stream=True)
+    assert kept.passed, [str(p) for p in kept.problems]
+    assert [r.reply.thinks for r in kept.requests] == [True, False, False, True, True]
+    dropped = run(tmp_path, text, keep=False, stream=True)
+    assert not dropped.passed and dropped.requests[1].plan.status == 400
 
 
 LOOP = [

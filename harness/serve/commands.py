@@ -36,7 +36,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     server = build_server(
         scenario, host=args.host, port=args.port, time_scale=args.time_scale,
         log=log, log_path=args.log, scrub=getattr(args, "scrub", None), rate_limits=rate_limits, tool_map=tool_map,
-        side_rules=side_rules,
+        side_rules=side_rules, policies=policies,
     )
     try:
         server.start()

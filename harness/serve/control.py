@@ -28,7 +28,7 @@ import json
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from harness.scenario.checks.expectations import check_expectations
@@ -41,7 +41,12 @@ from harness.scenario.format.problem import Problem
 from harness.scenario.format.schema import TURN_EXPECT
 from harness.scenario.format.spec import Obj, Scalar
 from harness.scenario.format.yaml_positions import YamlError, loads_located
-from harness.serve.findings import session_findings, socket_outcome, turn_requests
+from harness.serve.findings import (
+    clients_words,
+    session_findings,
+    socket_outcome,
+    turn_requests,
+)
 from harness.serve.log import LogEntry
 from harness.wire import json_body
 from harness.wire.api_errors import error_body
@@ -72,14 +77,20 @@ class Control:
     """The scenarios a server serves, one a session, and the endpoints that change and
     check them. ``build(scenario)`` makes the Responder a session of ``scenario`` gets."""
 
-    def __init__(self, scenario: Scenario, build: Callable[[Scenario, str], Responder]) -> None:
+    def __init__(self, scenario: Scenario, build: Callable[[Scenario, str], Responder],
+                 policies: Mapping[str, Any] | None = None) -> None:
         self.scenario = scenario
         self.scenarios: dict[str, Scenario] = {}  # the sessions given a scenario of their own
+        self.policies = dict(policies or {})  # what the clients follow (``--policy``)
         self._build = build
+
+    def scenario_of(self, session: str) -> Scenario:
+        """The scenario ``session`` serves: its own, else the server's."""
+        return self.scenarios.get(session, self.scenario)
 
     def responder(self, session: str) -> Responder:
         """A fresh Responder for ``session``, serving its scenario."""
-        return self._build(self.scenarios.get(session, self.scenario), session)
+        return self._build(self.scenario_of(session), session)
 
     def answer(self, server: Served, request: Request, session: str, path: str, entry: LogEntry) -> WirePlan:
         """The answer to a control request (``path`` without the session prefix)."""
@@ -129,18 +140,20 @@ class Control:
         if problems:
             return _json(400, {"problems": [_problem(p, "", "<verify body>") for p in problems]}, entry, "bad verify body")
         session = str(given.get("session", session))
-        scenario, responder = self.scenarios.get(session, self.scenario), server.responder_of(session)
+        scenario, responder = self.scenario_of(session), server.responder_of(session)
         requests = responder.conversation_requests if responder is not None else []
         turn = given.get("turn")
         if turn is not None and responder is not None:
             by_turn = turn_requests(scenario, responder)
             requests = by_turn[turn - 1] if turn <= len(by_turn) else []
         title = f"session {session!r}" if session else "the default session"
-        found = session_findings(scenario, responder, title, wall_origin=server.wall_origin, file_expectations=False) if (
-            responder is not None) else None
+        found = session_findings(scenario, responder, title, wall_origin=server.wall_origin, file_expectations=False,
+                                 policies=self.policies) if responder is not None else None
         expect = json.loads(json.dumps(given["expect"]))
-        outcome = _outcome(scenario, expect, turn, requests, title, responder.tool_map if responder is not None else None)
+        outcome = _outcome(scenario, expect, turn, requests, title, responder.tool_map if responder is not None else None,
+                           self.policies)
         unmet = check_expectations(outcome)
+        outcome.not_checked = clients_words(outcome.not_checked)
         if turn is None:  # the whole session, checked as one turn: say so
             unmet = [replace(p, text=p.text.replace("turn 1: ", f"{title}: ", 1), turn=None) for p in unmet]
         failing = list(found.problems if found else []) + unmet
@@ -159,10 +172,11 @@ class Control:
 
 def _outcome(
     scenario: Scenario, expect: dict[str, Any], turn: int | None, requests: list, title: str, tool_map: ToolMap | None,
+    policies: Mapping[str, Any],
 ) -> Outcome:
     """The requests as a one-turn run of the ``expect`` given, for the scenario's checks."""
     checked = replace(scenario, expect={}, expect_lines={})
-    return socket_outcome(checked, [(Turn("", expect=expect), requests)], first=turn or 1,
+    return socket_outcome(checked, [(Turn("", expect=expect), requests)], policies, first=turn or 1,
                           label=f"turn {turn}" if turn is not None else title, tool_map=tool_map)
 
 

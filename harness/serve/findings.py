@@ -54,12 +54,15 @@ def session_findings(
                                  tool_map=responder.tool_map)
         found.problems += [problem.under(title) for problem in check_expectations(outcome)]
         if outcome.not_checked:
-            unseen = "; ".join(what.replace("the agent does not declare", "the clients do not declare (--policy)")
-                               for what in outcome.not_checked)
-            found.notes.append(f"{title}: not checked: {unseen}")
+            found.notes.append(f"{title}: not checked: {'; '.join(clients_words(outcome.not_checked))}")
     if responder.unused:
         found.notes.append(f"{len(responder.unused)} reply(ies) of {responder.label} were never requested")
     return found
+
+
+def clients_words(not_checked: list[str]) -> list[str]:
+    """What was not checked, said of clients on a socket (their policies come from ``--policy``)."""
+    return [what.replace("the agent does not declare", "the clients do not declare (--policy)") for what in not_checked]
 
 
 def turn_requests(scenario: Scenario, responder: Responder) -> list[list[Exchange]]:

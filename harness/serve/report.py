@@ -71,6 +71,7 @@ def build_server(
     rate_limits: RateLimitModel | None = None,
     tool_map: Mapping[str, Any] | None = None,
     side_rules: tuple[SideRule, ...] = (),
+    policies: Mapping[str, Any] | None = None,
 ) -> FaultServer:
     """A FaultServer (not started) that serves ``scenario``, one queue per session, with
     the control endpoints (``harness.serve.control``: a session may be given a scenario of
@@ -78,9 +79,10 @@ def build_server(
     ``monotonic`` is the clock arrival times are read from, and the clock the rate limits
     (``rate_limits``, else the scenario's ``limits:``) refill on, in real time; ``tool_map``:
     the clients' own names for the standard tools, as an agent's ``tool_map`` gives them;
-    ``side_rules``: the clients' side requests, as an agent's ``harness_side_requests``."""
+    ``side_rules``: the clients' side requests, as an agent's ``harness_side_requests``;
+    ``policies``: the ones the clients follow, for ``/__harness/verify``."""
     control = Control(scenario, lambda served, session: session_responders(
-        served, monotonic=monotonic, rate_limits=rate_limits, tool_map=tool_map, side_rules=side_rules)(session))
+        served, monotonic=monotonic, rate_limits=rate_limits, tool_map=tool_map, side_rules=side_rules)(session), policies)
     return FaultServer(
         control.responder(""), sessions=control.responder, control=control, host=host, port=port,
         time_scale=time_scale, log=log, log_path=log_path, scrub=scrub, limits=limits, monotonic=monotonic,
@@ -112,7 +114,8 @@ def session_responders(
 
 def check_served(scenario: Scenario, server: FaultServer, policies: Mapping[str, Any] | None = None) -> ServeReport:
     """Every request, then the scenario's wire-level invariants and request counts over
-    what each session was served; ``policies``: the ones the clients follow."""
+    what each session was served, against its own scenario (one PUT for it, else the
+    server's); ``policies``: the ones the clients follow."""
     policies = dict(policies or {})
     report = ServeReport(problems=[Problem(error, Kind.HARNESS) for error in server.internal_errors])
     sessions = server.responders()
@@ -120,12 +123,13 @@ def check_served(scenario: Scenario, server: FaultServer, policies: Mapping[str,
         if name == "" and not responder.requests and len(sessions) > 1:
             continue
         title = f"session {name!r}" if name else "the default session"
+        served = server.control.scenario_of(name) if server.control is not None else scenario
         report.lines.append(f"{title}: {len(responder.requests)} request(s) to /v1/messages")
         report.lines += _request_lines(conversations(responder.requests))
         if responder.not_applicable is not None:  # the client cannot meet the scenario: nothing to hold against it
             report.lines.append(f"{title}: not applicable: {responder.not_applicable}")
             continue
-        found = session_findings(scenario, responder, title, wall_origin=server.wall_origin, policies=policies)
+        found = session_findings(served, responder, title, wall_origin=server.wall_origin, policies=policies)
         report.problems += found.problems
         report.notes += found.notes
     others = [e for e in server.entries if not e.path.split("?")[0].endswith("/v1/messages")]

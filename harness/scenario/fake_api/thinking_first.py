@@ -6,8 +6,10 @@ opens a turn so, gets a thinking block before its own blocks: an agent that drop
 the tool loop then meets the API's 400 as it would live (``harness.oracle.thinking_kept``).
 
 Served as written, with no thinking added: a reply that thinks already or is marked
-``as_written``, one with stream faults (their positions count the scenario's own events; a
-scenario writes ``thinking:`` to have both), raw ``events``, an error, a ``pause_turn``; a
+``as_written``, one with stream faults that name an event or a byte (their positions count
+the scenario's own events; a scenario writes ``thinking:`` to have both: faults that name
+none, a pace, a drip, pings, take the thinking too), raw ``events``, an error, a
+``pause_turn``; a
 request whose ``tool_choice`` forces a tool (the API does not think then), or with
 ``adaptive`` thinking (the model may skip it).
 
@@ -31,7 +33,9 @@ def thinks_first(reply: Reply, request: Any) -> Reply:
     """``reply`` as the real API would answer ``request``: with a thinking block first where
     the request opens a turn with thinking enabled and the reply does not think."""
     message = reply.message
-    if reply.kind != "message" or message is None or reply.thinks or reply.as_written or reply.faults:
+    if reply.kind != "message" or message is None or reply.thinks or reply.as_written:
+        return reply
+    if not all(fault.fits_any_message() for fault in reply.faults):
         return reply
     if message.get("stop_reason") == "pause_turn" or not opens_a_thinking_turn(request):
         return reply

@@ -21,6 +21,7 @@ What a kind declares, and who reads it (nothing else names a kind):
     check_bytes, without                  lint (scenario/format/positions)
     role, strategy                        strategies: ``faults()`` draws failures, ``replies()`` noise
     breaks_message                        scenario/fake_api/served: whether a message arrived
+    fits_any_message                      scenario/fake_api/thinking_first: whether a block may be added
 """
 
 from __future__ import annotations
@@ -183,6 +184,11 @@ class Fault:
         """What it does to a request without ``stream`` (``frames``: the stream it would
         have been, after the event faults)."""
         return Whole()
+
+    def fits_any_message(self) -> bool:
+        """Whether it names no event or byte of the stream, and so means the same with a
+        block added before the scenario's own (the thinking the real API opens a turn with)."""
+        return False
 
     def check_bytes(self, size: int) -> None:
         """Lint's check of byte positions against a stream of ``size`` bytes (they move

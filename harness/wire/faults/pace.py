@@ -59,6 +59,9 @@ class Pace(ByteFault):
     def apply(self, plan: WirePlan, frames: list[bytes]) -> None:
         plan.head_delay, plan.delays = self.waits(len(plan.chunks))
 
+    def fits_any_message(self) -> bool:
+        return not self.gaps  # recorded gaps belong to the recorded events
+
     def on_error_body(self, plan: WirePlan) -> None:
         plan.head_delay = self.waits(0)[0]
 

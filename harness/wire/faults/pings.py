@@ -37,6 +37,9 @@ class Pings(EventFault):
             events.insert(min(len(events) - 1, 1 + (n - 1) * step), sse.ping_event())
         return events
 
+    def fits_any_message(self) -> bool:
+        return True
+
     def label(self) -> str | None:
         return f"{self.count} pings" if self.count else None
 
