@@ -495,3 +495,11 @@ def test_every_rule_is_a_small_function_that_quotes_the_api_text_it_stands_on() 
         assert any(" " in text for text in quoted), f"{rule.__name__} quotes no API text"
         assert len(inspect.getsource(rule).splitlines()) <= 20, f"{rule.__name__} is not small"
 
+
+
+def test_thinking_after_the_compaction_block_the_api_wrote_first_passes() -> None:
+    compacted = {"type": "compaction", "content": "Summary: the user asked for a recipe app."}
+    history = [user("Hi"), assistant(compacted, thinking(), text("Hello.")), user("Bye")]
+    assert check_history(history) == []
+    assert only(check_history([user("Hi"), assistant(text("Hmm."), compacted, thinking(), text("Hi.")), user("Bye")])).endswith(
+        "Found `text`.")

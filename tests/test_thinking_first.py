@@ -16,9 +16,12 @@ from harness.agents.context import AgentContext
 from harness.oracle import check_request
 from harness.oracle.conversations import ConversationChecker
 from harness.oracle.thinking_kept import calls_after_thinking
-from harness.scenario.fake_api.thinking_first import THOUGHT
+from harness.scenario.fake_api.thinking_first import THOUGHT, thinks_first
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.run.runner import run_scenario
+from harness.wire.faults.cut import Cut
+from harness.wire.replies import Reply
+from harness.wire.sse import message_events
 
 READ = {"name": "read_file", "description": "Read a file.",
         "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}
@@ -128,14 +131,44 @@ def test_a_forced_tool_with_thinking_enabled_is_the_apis_400_and_with_adaptive_t
     assert check_request({**body, "thinking": {"type": "adaptive"}, "tool_choice": {"type": "any"}}) == []
 
 
-def test_a_reply_served_as_written_or_with_a_fault_at_an_event_keeps_its_own_events(tmp_path: Path) -> None:
+def test_a_reply_served_as_written_or_with_a_fault_that_names_bytes_keeps_its_own_events(tmp_path: Path) -> None:
     text = SCENARIO.replace("      - text: Reading.\n", "      - text: Reading.\n        as_written: true\n")
-    text = text.replace("      - text: You are welcome.\n", "      - text: You are welcome.\n        duplicate: 3\n")
     outcome = run(tmp_path, text, keep=False)
     assert outcome.passed, [str(p) for p in outcome.problems]  # nothing thought first: nothing to drop
-    assert [r.reply.thinks for r in outcome.requests] == [False, False, False, False, True]
+    assert [r.reply.thinks for r in outcome.requests] == [False, False, False, True, True]
+    opening = {"thinking": ENABLED, "messages": [{"role": "user", "content": "hi"}]}
+    at_a_byte = Reply(message={"text": "Hello."}, faults=(Cut(after_bytes=900),))
+    assert thinks_first(at_a_byte, opening) is at_a_byte
+    cut = thinks_first(Reply(message={"text": "Hello."}, faults=(Cut(after_event=3),)), opening)
+    events = [message_events(message, message_id="m") for message in ({"text": "Hello."}, cut.message)]
+    assert events[1][cut.faults[0].after_event - 1] == {**events[0][2], "index": 1}  # after the same text delta
     recorded = SCENARIO.replace("      - text: Reading.\n", "      - text: Reading.\n        pace: {gaps: [0.01]}\n")
     assert [r.reply.thinks for r in run(tmp_path, recorded).requests] == [False, False, False, True, True]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])
+def test_a_fault_at_an_event_hits_the_scenarios_own_event_with_the_thinking_before_it(tmp_path: Path, stream: bool) -> None:
+    text = SCENARIO.replace("      - text: Reading.\n", "      - text: Reading.\n        duplicate: 3\n"
+                            "        insert: [{after_event: 3, event: {type: content_block_delta, index: 0, "
+                            "delta: {type: text_delta, text: ' Now.'}}}]\n")
+    kept = run(tmp_path, text, stream=stream)
+    assert kept.passed, [str(p) for p in kept.problems]
+    first = kept.requests[0]
+    assert first.reply.thinks
+    assert not run(tmp_path, text, keep=False, stream=stream).passed
+    if not stream:
+        return
+    plain = run(tmp_path, text, stream=stream, thinking={"type": "adaptive"}).requests[0]  # nothing thought first
+    assert not plain.reply.thinks
+
+    def text_events(plan: Any) -> list[tuple[str, int, Any]]:
+        return [(e["type"], e.get("index"), e.get("delta", {}).get("text")) for e in plan.events
+                if e.get("type") in ("content_block_start", "content_block_delta") and e.get("index") != 0 or e is None]
+
+    shifted = [(kind, index - 1, said) for kind, index, said in text_events(first.plan)]
+    assert shifted == [(k, i, t) for k, i, t in [(e["type"], e.get("index"), e.get("delta", {}).get("text"))
+                       for e in plain.plan.events if e.get("type") in ("content_block_start", "content_block_delta")]]
+    assert " Now." in [t for _, _, t in shifted] and len(shifted) > len(set(shifted))  # inserted, and one duplicated
 
 
 @pytest.mark.parametrize("noise", ["pings: 2", "drip: {chunk: 32, delay: 0}", "pace: {events_per_s: 50}"])
@@ -191,3 +224,11 @@ def test_a_thinking_budget_under_the_documented_minimum_is_refused() -> None:
     assert [v.api_text for v in low] == ["thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"]
     assert check_request({**body, "thinking": {"type": "enabled", "budget_tokens": 1024}}) == []
     assert check_request({**body, "thinking": {"type": "adaptive"}}) == []
+
+
+def test_pings_spread_over_the_stream_beside_a_fault_at_an_event_keep_the_reply_as_written(tmp_path: Path) -> None:
+    text = SCENARIO.replace("      - text: Reading.\n", "      - text: Reading.\n        pings: 3\n        insert: "
+                            "[{after_event: 3, event: {type: content_block_delta, index: 0, delta: {type: future_delta}}}]\n")
+    outcome = run(tmp_path, text, stream=True)
+    assert outcome.passed, [str(p) for p in outcome.problems]
+    assert [r.reply.thinks for r in outcome.requests] == [False, False, False, True, True]

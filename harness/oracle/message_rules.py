@@ -162,9 +162,11 @@ def thinking_first(message: Message) -> Iterable[Violation]:
     first block must be `thinking` or `redacted_thinking`. Found `X`.`` -- unless the
     message opens with a server tool's call or result: the model thinks after the result of
     a tool the API ran within the turn (accepted live: ``server_tool_use`` →
-    ``bash_code_execution_tool_result`` → ``thinking`` …, code execution)."""
+    ``bash_code_execution_tool_result`` → ``thinking`` …, code execution), or with the
+    ``compaction`` block the API writes before the rest of its answer (the compaction docs:
+    the response is appended as usual, and the API drops what came before the block)."""
     types = message.types
-    if message.role != "assistant" or types[0] in _THINKING or is_server_tool_block(types[0]):
+    if message.role != "assistant" or types[0] in _THINKING or types[0] == "compaction" or is_server_tool_block(types[0]):
         return ()
     if "thinking" in types or "redacted_thinking" in types:
         return [Violation(f"{message.path}.content.0", wording.THINKING_FIRST.format(found=types[0]))]

@@ -5,11 +5,12 @@ thinking lets it. A scenario's message reply that does not think, served to a re
 opens a turn so, gets a thinking block before its own blocks: an agent that drops it inside
 the tool loop then meets the API's 400 as it would live (``harness.oracle.thinking_kept``).
 
-Served as written, with no thinking added: a reply that thinks already or is marked
-``as_written``, one with stream faults that name an event or a byte (their positions count
-the scenario's own events; a scenario writes ``thinking:`` to have both: faults that name
-none, a pace, a drip, pings, take the thinking too), raw ``events``, an error, a
-``pause_turn``; a
+A reply's stream faults count the scenario's own events: with the thinking added, each
+event they name moves with them (``Fault.moved``), so that a cut after the text's second
+delta still comes there. Served as written, with no thinking added: a reply that thinks
+already or is marked ``as_written``, one with a fault that names bytes (``cut.after_bytes``)
+or recorded gaps between events, or events spread over the stream (pings) with a fault that
+names an event, raw ``events``, an error, a ``pause_turn``; a
 request whose ``tool_choice`` forces a tool (the API does not think then), or with
 ``adaptive`` thinking (the model may skip it).
 
@@ -19,10 +20,12 @@ request whose ``tool_choice`` forces a tool (the API does not think then), or wi
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from harness.oracle.thinking_kept import hands_back_results
+from harness.wire import sse
 from harness.wire.replies import Reply
 
 THOUGHT = "Let me work out what the user needs before I answer."
@@ -35,11 +38,21 @@ def thinks_first(reply: Reply, request: Any) -> Reply:
     message = reply.message
     if reply.kind != "message" or message is None or reply.thinks or reply.as_written:
         return reply
-    if not all(fault.fits_any_message() for fault in reply.faults):
-        return reply
     if message.get("stop_reason") == "pause_turn" or not opens_a_thinking_turn(request):
         return reply
-    return dataclasses.replace(reply, message={"thinking": THOUGHT, **message})
+    faults = [fault.moved(_thinking_events()) for fault in reply.faults]
+    if any(fault is None for fault in faults):
+        return reply
+    if any(fault.spread for fault in reply.faults) and faults != list(reply.faults):
+        return reply  # events spread over a longer stream land elsewhere, and move the positions after them
+    return dataclasses.replace(reply, message={"thinking": THOUGHT, **message}, faults=tuple(faults))
+
+
+@functools.cache
+def _thinking_events() -> int:
+    """How many events the thinking block adds to a stream."""
+    plain = sse.message_events({"text": "."}, message_id="msg")
+    return len(sse.message_events({"thinking": THOUGHT, "text": "."}, message_id="msg")) - len(plain)
 
 
 def opens_a_thinking_turn(request: Any) -> bool:

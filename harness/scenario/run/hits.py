@@ -63,7 +63,7 @@ def request_hits(request: Exchange) -> list[tuple[str, str]]:
         status = request.plan.status if request.plan is not None else 500
         retryable = status_is_retryable(status, request.plan.headers if request.plan is not None else reply.headers)
         return [("HTTP error, retryable" if retryable else "HTTP error, final", "HTTP status")]
-    faults = _stream_faults(request.written or reply)  # as written: a call renamed for the agent streams as raw JSON
+    faults = _stream_faults(reply, request.written or reply)
     if not faults:
         return []
     if not request.streaming:
@@ -75,11 +75,12 @@ def request_hits(request: Exchange) -> list[tuple[str, str]]:
     return [(kind, place_after(frames, whole if at == SENT else at)) for kind, at in faults]
 
 
-def _stream_faults(reply: Reply) -> list[Hit]:
-    """The reply's stream faults, each a coverage row and where it hit (``Hit``), and raw
-    tool-input JSON in the message."""
+def _stream_faults(reply: Reply, written: Reply) -> list[Hit]:
+    """The served reply's stream faults, each a coverage row and where it hit (``Hit``), and
+    raw tool-input JSON in the message as written (a call renamed for the agent streams as
+    raw JSON)."""
     found = [hit for fault in reply.faults for hit in fault.hits()]
-    tools = (reply.message or {}).get("tool_use")
+    tools = (written.message or {}).get("tool_use")
     if any(isinstance(t, dict) and "json" in t for t in (tools if isinstance(tools, list) else [tools])):
         found.append(("raw tool-input JSON", "mid tool input"))
     return found

@@ -21,7 +21,7 @@ What a kind declares, and who reads it (nothing else names a kind):
     check_bytes, without                  lint (scenario/format/positions)
     role, strategy                        strategies: ``faults()`` draws failures, ``replies()`` noise
     breaks_message                        scenario/fake_api/served: whether a message arrived
-    fits_any_message                      scenario/fake_api/thinking_first: whether a block may be added
+    moved, spread                         scenario/fake_api/thinking_first: a block added before the reply's own
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Mapping, Seq
 
 from harness.wire.errors import HarnessError
 from harness.wire.faults.json_forms import JsonForm, Whole
+from harness.wire.faults.moving import moved_by
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -72,20 +73,24 @@ def within(field: str, number: int | None, count: int, *, low: int = 0, high: in
 
 
 def setting(default: Any = MISSING, *, description: str = "", minimum: float | None = None, maximum: float | None = None,
-            choices: tuple[str, ...] = ()) -> Any:
-    """A fault's field with what the scenario format says of it (no default: required)."""
+            choices: tuple[str, ...] = (), counts: str = "") -> Any:
+    """A fault's field with what the scenario format says of it (no default: required);
+    ``counts``: what a number in it counts (``moving.COUNTED``), where a block added before
+    the reply's own moves it."""
     words = {"description": description, "minimum": minimum, "maximum": maximum, "choices": choices}
-    return dataclasses.field(default=default, metadata=words)
+    return dataclasses.field(default=default, metadata={**words, "counts": counts})
 
 
 def position(default: Any = MISSING) -> Any:
     """A field that counts the events before the fault (0: before message_start)."""
-    return setting(default, description="after this many events, counted from 1 (0: before message_start)", minimum=0)
+    return setting(default, description="after this many events, counted from 1 (0: before message_start)", minimum=0,
+                   counts="events before")
 
 
 def event_number(default: Any = MISSING) -> Any:
     """A field that names one event, counted from 1."""
-    return setting(default, description="an event number, counted from 1 (message_start is event 1)", minimum=1)
+    return setting(default, description="an event number, counted from 1 (message_start is event 1)", minimum=1,
+                   counts="event")
 
 
 @dataclass(frozen=True)
@@ -117,7 +122,7 @@ _KINDS = {int: "integer", float: "number", str: "string", bool: "boolean", dict:
 
 
 def _setting(field: dataclasses.Field, hint: Any) -> Setting:
-    words = dict(field.metadata)
+    words = {k: v for k, v in field.metadata.items() if k != "counts"}
     if type(None) in typing.get_args(hint):  # ``int | None``: optional, an integer when given
         hint = next(a for a in typing.get_args(hint) if a is not type(None))
     origin, args = typing.get_origin(hint), typing.get_args(hint)
@@ -146,6 +151,7 @@ class Fault:
     role: ClassVar[Literal["failure", "noise"] | None] = None  # an attempt that fails; what every client tolerates
     no_json_form: ClassVar[str | None] = None  # why a request without ``stream`` cannot get it
     breaks_message: ClassVar[bool] = False  # no complete message arrives, whatever the bytes do
+    spread: ClassVar[bool] = False  # its events spread over the stream: a longer one puts them elsewhere
     rank: ClassVar[int] = 0  # its place in the pipeline (set by ``register``)
 
     @classmethod
@@ -185,10 +191,12 @@ class Fault:
         have been, after the event faults)."""
         return Whole()
 
-    def fits_any_message(self) -> bool:
-        """Whether it names no event or byte of the stream, and so means the same with a
-        block added before the scenario's own (the thinking the real API opens a turn with)."""
-        return False
+    def moved(self, events: int) -> Fault | None:
+        """This fault on the stream with a block added before the reply's own (the thinking
+        the real API opens a turn with), ``events`` more after message_start: the events it
+        names moved with the reply's, so that it hits where it did; None when it cannot be
+        (it names bytes)."""
+        return moved_by(self, events)
 
     def check_bytes(self, size: int) -> None:
         """Lint's check of byte positions against a stream of ``size`` bytes (they move

@@ -49,7 +49,7 @@ class Cut(ByteFault):
 
     after_event: int | None = position(None)
     in_event: int | None = event_number(None)
-    after_bytes: int | None = setting(None, minimum=0)
+    after_bytes: int | None = setting(None, minimum=0, counts="bytes")
     in_char: int | None = event_number(None)  # inside the first multi-byte UTF-8 character from event k on
     how: Literal["fin", "rst"] = setting("fin", description="fin: the server closes; rst: the connection is reset")
 

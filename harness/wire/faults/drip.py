@@ -39,9 +39,6 @@ class Drip(ByteFault):
     def json_form(self, frames: list[bytes]) -> JsonForm:
         return Drops(self.chunk, self.delay)
 
-    def fits_any_message(self) -> bool:
-        return True
-
     def label(self) -> str | None:
         return f"drip {self.chunk}B/{self.delay:g}s"
 

@@ -3,10 +3,11 @@ event type from a later API version, a ping …)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from harness.wire.faults.base import EventFault, Fault, Hit, position, setting, within
+from harness.wire.faults.moving import moved_by
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -46,6 +47,10 @@ class Insert(EventFault):
             events.insert(item.after_event, item.event)
         return events
 
+    def moved(self, events: int) -> Fault | None:
+        moved = moved_by(self, events)  # and the block an inserted event names is one further on
+        return Insert(tuple(replace(item, event=_next_block(item.event)) for item in moved.events))
+
     def label(self) -> str | None:
         return f"{len(self.events)} inserted events" if self.events else None
 
@@ -68,3 +73,9 @@ class Insert(EventFault):
 
 def _unknown_event_after(event: int) -> tuple[InsertedEvent, ...]:
     return (InsertedEvent(event, UNKNOWN_EVENT),)
+
+
+def _next_block(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` naming the block after the one it named (a block added before them all)."""
+    index = event.get("index")
+    return {**event, "index": index + 1} if isinstance(index, int) and not isinstance(index, bool) else event

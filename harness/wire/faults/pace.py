@@ -59,8 +59,8 @@ class Pace(ByteFault):
     def apply(self, plan: WirePlan, frames: list[bytes]) -> None:
         plan.head_delay, plan.delays = self.waits(len(plan.chunks))
 
-    def fits_any_message(self) -> bool:
-        return not self.gaps  # recorded gaps belong to the recorded events
+    def moved(self, events: int) -> Fault | None:
+        return None if self.gaps else self  # recorded gaps belong to the recorded events
 
     def on_error_body(self, plan: WirePlan) -> None:
         plan.head_delay = self.waits(0)[0]

@@ -24,6 +24,7 @@ class Pings(EventFault):
     mapping = False
     places = (WHOLE_STREAM,)
     role = "noise"
+    spread = True
 
     count: int = setting(minimum=0, maximum=MAX_PINGS)
 
@@ -36,9 +37,6 @@ class Pings(EventFault):
         for n in range(self.count, 0, -1):
             events.insert(min(len(events) - 1, 1 + (n - 1) * step), sse.ping_event())
         return events
-
-    def fits_any_message(self) -> bool:
-        return True
 
     def label(self) -> str | None:
         return f"{self.count} pings" if self.count else None
