@@ -291,3 +291,76 @@ def test_the_report_marks_the_side_requests_in_the_turn_they_were_made() -> None
     assert sides == {1: (1, "harness_side_requests[0]"), 6: (1, "harness_side_requests[1]"), 7: (2, "harness_side_requests[0]")}
     picture = timeline_svg(record)
     assert "#1 side → 200" in picture and "(a side request: harness_side_requests[1])" in picture
+
+
+def test_two_rules_read_the_same_line_without_one_being_the_others_retry() -> None:
+    class TitleFromTheLine(RoutedCareful):
+        """Its router is overloaded (retry-after 30 s) and given up on at once; the title,
+        made from the same user line, follows at once: another side request, no retry."""
+
+        harness_side_requests = [
+            {"when": {"tool_choice": "route"}, "reply": {"error": "overloaded", "headers": {"retry-after": "30"}}},
+            {"when": {"system": "Write a short title"}, "reply": {"text": "A title"}},
+        ]
+
+        def __init__(self, ctx: AgentContext) -> None:
+            super().__init__(ctx)
+            self.side_client = ctx.client.with_options(max_retries=0)
+
+    outcome = run_scenario(load_scenario(LIBRARY / "http" / "overloaded_then_success.yaml"), agent=TitleFromTheLine)
+    assert outcome.passed, [str(p) for p in outcome.problems]
+    router, title = outcome.requests[0], outcome.turns[0].side_requests[-1]
+    assert router.body["messages"] == title.body["messages"] and title.side == "harness_side_requests[1]"
+
+
+def test_a_side_request_after_ctrl_c_in_the_same_turn_is_a_problem() -> None:
+    class TitlesAnyway(RoutedCareful):
+        def run_turn(self, text: str) -> TurnOutcome:
+            outcome = CarefulAgent.run_turn(self, text)
+            self.side_client.messages.create(model="claude-haiku-4-5", max_tokens=32, system="Write a short title.",
+                                             messages=[{"role": "user", "content": text}])
+            return outcome
+
+    scenario = load_scenario(LIBRARY / "interrupts" / "ctrl_c_while_streaming.yaml")
+    outcome = run_scenario(scenario, agent=TitlesAnyway)
+    assert [str(p) for p in outcome.problems if "Ctrl+C" in str(p)] == [
+        "turn 1: side request 2 (harness_side_requests[1]) was sent after Ctrl+C on request 1"]
+    assert run_scenario(scenario, agent=RoutedCareful).passed  # it titles no interrupted turn
+
+
+def test_an_undeclared_side_request_that_makes_a_turn_overrun_is_named() -> None:
+    class RouterOnly(RoutedCareful):
+        harness_side_requests = SIDE[:1]
+
+    outcome = run_scenario(load_scenario(LIBRARY / "http" / "overloaded_then_success.yaml"), agent=RouterOnly)
+    overrun = [str(p) for p in outcome.problems if "replies" in str(p) and "but turn" in str(p)]
+    assert overrun and "opens a conversation of its own" in overrun[0] and "`harness_side_requests`" in overrun[0], overrun
+
+
+def test_harness_serve_judges_a_failed_side_request_apart_from_the_conversation(tmp_path: Path) -> None:
+    (tmp_path / "side.yaml").write_text("- when: {tool_choice: route}\n"
+                                        "  reply: {error: overloaded, headers: {retry-after: '30'}}\n")
+    (tmp_path / "two.yaml").write_text(TWO_TURNS)
+    scenario = load_scenario(tmp_path / "two.yaml")
+    server = build_server(scenario, host="127.0.0.1", port=0, time_scale=0, log=None, log_path=None,
+                          side_rules=load_side_rules(tmp_path / "side.yaml"))
+    with server:
+        client = anthropic.Anthropic(base_url=server.url, api_key="test", max_retries=0)
+        history: list[dict[str, Any]] = []
+        for line in ("What do my notes say?", "Thanks."):
+            with pytest.raises(anthropic.InternalServerError):  # the router is overloaded: the default route
+                client.messages.create(model="claude-haiku-4-5", max_tokens=64, tools=[ROUTE],
+                                       tool_choice={"type": "tool", "name": "route"}, messages=[{"role": "user", "content": line}])
+            history.append({"role": "user", "content": line})
+            while True:
+                message = client.messages.create(model="claude-sonnet-4-5", max_tokens=256, tools=[READ], messages=history)
+                history.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in message.content]})
+                calls = [b for b in message.content if b.type == "tool_use"]
+                if not calls:
+                    break
+                history.append({"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": c.id, "content": "Pick up bread."} for c in calls]})
+    report = check_served(scenario, server)
+    assert report.problems == [], report.problems
+    assert [line.split(" · ")[-1] for line in report.lines if "#1 " in line or "#4 " in line] == [
+        f"side request ({tmp_path / 'side.yaml'}:1)", f"side request ({tmp_path / 'side.yaml'}:1)"]

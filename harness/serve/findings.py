@@ -13,7 +13,7 @@ from harness.scenario.checks.findings import Findings
 from harness.scenario.checks.invariants import run_invariants, wire_invariants
 from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.checks.policies import attempt_limit
-from harness.scenario.checks.wire_view import conversations
+from harness.scenario.checks.wire_view import conversations, side_conversations
 from harness.scenario.fake_api.conversation import relation
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.responder import Responder
@@ -42,11 +42,14 @@ def session_findings(
         notes=[f"{title}: {p}" for p in responder.overrun],
     )
     found += run_invariants(responder.requests, policies=policies)
-    groups = conversations(responder.requests)
+    groups = conversations(responder.conversation_requests)
     limit = attempt_limit(scenario.settings, policies)
     for number, group in enumerate(groups, 1):
         where = f"{title}, conversation {number}" if len(groups) > 1 else title
         found += wire_invariants(where, group, max_retries=limit, wall_origin=wall_origin, tolerance=SOCKET_TOLERANCE)
+    for side in side_conversations(responder.requests):
+        where = f"{title}, side request {side[0].number} ({side[0].side})"
+        found += wire_invariants(where, side, max_retries=None, wall_origin=wall_origin, tolerance=SOCKET_TOLERANCE)
     if file_expectations and scenario.agent == "mini_agent":
         found.notes.append(f"{title}: not checked: the scenario is mini_agent's own (agent: mini_agent), and so are its expectations")
     elif file_expectations:

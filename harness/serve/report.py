@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from harness.scenario.checks.wire_view import conversations
+from harness.scenario.checks.wire_view import conversations, side_conversations
 from harness.scenario.fake_api.conversation import relation
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.rate_limits import enforce
@@ -125,7 +125,7 @@ def check_served(scenario: Scenario, server: FaultServer, policies: Mapping[str,
         title = f"session {name!r}" if name else "the default session"
         served = server.control.scenario_of(name) if server.control is not None else scenario
         report.lines.append(f"{title}: {len(responder.requests)} request(s) to /v1/messages")
-        report.lines += _request_lines(conversations(responder.requests))
+        report.lines += _request_lines(conversations(responder.conversation_requests), side_conversations(responder.requests))
         if responder.not_applicable is not None:  # the client cannot meet the scenario: nothing to hold against it
             report.lines.append(f"{title}: not applicable: {responder.not_applicable}")
             continue
@@ -139,20 +139,22 @@ def check_served(scenario: Scenario, server: FaultServer, policies: Mapping[str,
     return report
 
 
-def _request_lines(groups: list[list[Exchange]]) -> list[str]:
+def _request_lines(groups: list[list[Exchange]], sides: list[list[Exchange]]) -> list[str]:
     """A line per request, in arrival order, saying what it was to the one before it in
-    its conversation and how long after that one's answer it came."""
+    its conversation (or which side request it is) and how long after that one's answer it came."""
     described: dict[int, str] = {}
-    for number, group in enumerate(groups, 1):
+    labelled = [(f"conversation {n}" if len(groups) > 1 else "", g) for n, g in enumerate(groups, 1)]
+    labelled += [(f"side request ({g[0].side})", g) for g in sides]
+    for label, group in labelled:
         for before, after in zip([None, *group], group):
-            what = f"conversation {number}" if len(groups) > 1 else ""
+            what = label
             if before is not None:
                 gap = after.time - (before.finished if before.finished is not None else before.time)
                 kind = relation(before.whole, after.whole)
                 what += f"{', ' if what else ''}{kind} of #{before.number}" + (f", {gap:.2f}s after its failure" if failed(before) else "")
             described[after.number] = what
     lines = []
-    for request in sorted((r for g in groups for r in g), key=lambda r: r.number):
+    for request in sorted((r for _, g in labelled for r in g), key=lambda r: r.number):
         answer = request.reply.describe() if request.reply else request.refused or ("rejected" if request.violations else "no reply left")
         answer += " (again: no reply was left)" if request.repeated else ""
         status = "no response" if request.plan is None or request.plan.connection else request.plan.status

@@ -51,9 +51,9 @@ from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.checks.policies import unmet_policy
 from harness.scenario.checks.wire_view import (
     answer_taken,
-    conversations,
     kept_partial_text,
     retry_waits,
+    side_conversations,
     tools_run_on_broken_input,
     wire_end,
 )
@@ -115,12 +115,21 @@ def _turn_invariants(outcome: Outcome, turn: TurnResult, replies: Sequence[Reply
     found += wire_invariants(
         where, turn.requests, max_retries=outcome.max_retries, wall_origin=outcome.wall_origin, turn=turn.number
     )
-    for side in conversations(turn.side_requests):  # what the API asks of a retry, asked of each side conversation
+    for side in side_conversations(turn.side_requests):  # what the API asks of a retry, of each side conversation
         label = f"{where}, side request {side[0].number} ({side[0].side})"
         found += wire_invariants(label, side, max_retries=None, wall_origin=outcome.wall_origin, turn=turn.number)
+    found.problems += _after_ctrl_c(where, turn)
     if "backoff_cap" in outcome.policies:
         found.problems += _over_the_cap(where, outcome, turn, float(outcome.policies["backoff_cap"]))
     return found
+
+
+def _after_ctrl_c(where: str, turn: TurnResult) -> list[Problem]:
+    """A side request sent after Ctrl+C stopped the turn's answer: nothing more in the turn."""
+    stop = next((r for r in turn.requests if r.plan is not None and r.plan.ending == "interrupt"), None)
+    return [Problem(f"{where}: side request {side.number} ({side.side}) was sent after Ctrl+C on request {stop.number}",
+                    Kind.INVARIANT, turn=turn.number, request=side.number)
+            for side in turn.side_requests if stop is not None and side.number > stop.number]
 
 
 def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:

@@ -134,6 +134,17 @@ def conversations(requests: list[Exchange]) -> list[list[Exchange]]:
     return groups
 
 
+def side_conversations(requests: list[Exchange]) -> list[list[Exchange]]:
+    """The side requests among ``requests`` (``Exchange.side``), told apart by the rule each
+    matched, then by conversation: a title made from the user's line is no retry of the
+    router that read the same line."""
+    by_rule: dict[str, list[Exchange]] = {}
+    for request in requests:
+        if request.side is not None:
+            by_rule.setdefault(request.side, []).append(request)
+    return [group for matched in by_rule.values() for group in conversations(matched)]
+
+
 def retry_waits(requests: list[Exchange]) -> list[tuple[Exchange, Exchange, float]]:
     """``(failed request, the next request, seconds between them)``: from when the failed
     answer was over to when the next request arrived."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 import email.utils
 from typing import Any, Iterable, Mapping
 
-from harness.scenario.fake_api.conversation import same_start
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.policy import Pending, Policy
 from harness.scenario.fake_api.refusals import NotJson, OracleCheck
@@ -25,7 +24,11 @@ from harness.scenario.fake_api.script import (
     FinalErrorAgain,
     ScriptedReplies,
 )
-from harness.scenario.fake_api.side_requests import SideRequests
+from harness.scenario.fake_api.side_requests import (
+    SideRequests,
+    side_request_hint,
+    undeclared_side,
+)
 from harness.scenario.fake_api.thinking_first import thinks_first
 from harness.scenario.fake_api.threads import Threads
 from harness.scenario.fake_api.tool_map import ToolMap
@@ -93,7 +96,7 @@ class Responder:
         them went to a side request (another conversation): said so."""
         unmet, where = self.script.not_applicable, self.script.unmet_in
         if unmet is not None and where is not None:
-            unmet += _side_request_hint(where, self.requests)
+            unmet += side_request_hint(where, self.requests)
         return unmet or self.stream_only or self.undeliverable
 
     @property
@@ -149,7 +152,7 @@ class Responder:
         if planned is None:
             message = (
                 f"the agent made request {self.script.served + 1} but {self.label} "
-                f"has {len(self.script.replies)} replies"
+                f"has {len(self.script.replies)} replies" + undeclared_side(self.requests, self.label)
             )
             problem = Problem(message, Kind.INVARIANT, request=number)
             self.problems.append(problem)
@@ -271,23 +274,3 @@ def _public_headers(headers: Mapping[str, str]) -> dict[str, str]:
     for name in SECRET_HEADERS.intersection(public):
         public[name] = "<redacted>"
     return public
-
-
-def _side_request_hint(where: Exchange, requests: list[Exchange]) -> str:
-    """Why the request that took a reply it could not meet may be a side request, when it
-    looks like one: it declares no tools where the client's other requests do, or it
-    starts a conversation of its own."""
-    declare = "(an agent declares its side requests with `harness_side_requests`: they get replies of their own)"
-    if not _declares_tools(where) and any(map(_declares_tools, requests)):
-        return (f"; request {where.number} declares no tools where the client's other requests do: a side request "
-                "(another conversation: a router, a summary) took a reply written for the main one, and a "
-                f"scenario's replies are for one conversation {declare}")
-    other = next((r for r in requests if r is not where and not same_start(r.whole, where.whole)), None)
-    if other is not None:
-        return (f"; request {where.number} starts a conversation of its own (its system prompt or first message is not "
-                f"request {other.number}'s): if it is a side request (a router, a title, a summary) {declare}")
-    return ""
-
-
-def _declares_tools(request: Exchange) -> bool:
-    return isinstance(request.body, dict) and bool(request.body.get("tools"))

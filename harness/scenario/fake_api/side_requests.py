@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from harness.scenario.fake_api.capabilities import unmet_need
+from harness.scenario.fake_api.conversation import same_start
+from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.policy import Pending, Policy
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.problem import Kind, Problem
@@ -71,3 +73,35 @@ def _text(content: Any) -> str:
         elif isinstance(block, dict) and block.get("type") == "tool_result":
             parts.append(_text(block.get("content")))
     return "\n".join(parts)
+
+
+def side_request_hint(where: Exchange, requests: list[Exchange]) -> str:
+    """Why the request that took a reply it could not meet may be a side request, when it
+    looks like one: it declares no tools where the client's other requests do, or it
+    starts a conversation of its own."""
+    declare = "(an agent declares its side requests with `harness_side_requests`: they get replies of their own)"
+    if not _declares_tools(where) and any(_declares_tools(r) for r in requests if r.side is None):
+        return (f"; request {where.number} declares no tools where the client's other requests do: a side request "
+                "(another conversation: a router, a summary) took a reply written for the main one, and a "
+                f"scenario's replies are for one conversation {declare}")
+    other = next((r for r in requests if r is not where and r.side is None and not same_start(r.whole, where.whole)), None)
+    if other is not None:
+        return (f"; request {where.number} starts a conversation of its own (its system prompt or first message is not "
+                f"request {other.number}'s): if it is a side request (a router, a title, a summary) {declare}")
+    return ""
+
+
+def undeclared_side(requests: list[Exchange], label: str) -> str:
+    """A hint, when a request of the queue ``label`` opens a conversation of its own: a side
+    request not declared takes one of the replies."""
+    mine = [r for r in requests if r.label == label and r.side is None]
+    other = next((r for r in mine if not same_start(mine[0].whole, r.whole)), None) if mine else None
+    if other is None:
+        return ""
+    return (f" (request {other.number} opens a conversation of its own beside request {mine[0].number}'s: if it is a "
+            "side request, a router, a title or a summary, an agent declares it with `harness_side_requests` and it "
+            "gets a reply of its own)")
+
+
+def _declares_tools(request: Exchange) -> bool:
+    return isinstance(request.body, dict) and bool(request.body.get("tools"))

@@ -14,7 +14,8 @@ def format_timeline(outcome: Outcome) -> str:
     scenario = outcome.scenario
     rows: list[tuple[int, float, str]] = []
     for turn in outcome.turns:
-        start = turn.requests[0].time if turn.requests else (turn.events[0][0] if turn.events else 0.0)
+        made = [r.time for r in (*turn.requests, *turn.side_requests)]
+        start = min(made) if made else (turn.events[0][0] if turn.events else 0.0)
         rows.append((turn.first_mark, start, f"{turn.label} > {turn.user}"))
         rows += [(r.mark, r.time, f"  → request {r.number}: {_request_summary(r)}") for r in turn.requests]
         rows += [(r.mark, r.time, f"  ↳ side request {r.number} ({r.side}): {_request_summary(r)}") for r in turn.side_requests]
