@@ -14,9 +14,10 @@ fragments say nothing of their arguments; only the tool's role counts for them.
 Nor does the real API answer with thinking a request that did not turn thinking on, with
 no tool call a request whose ``tool_choice`` forces one (``any``, ``tool``: the named
 tool), with a tool call one that forbids them (``none``), or with ``pause_turn`` a request
-that declares no server tool (the API pauses a turn only in its own loop of server tools):
-such a reply is not for that agent either, unless the scenario marks it ``as_written`` (it
-serves it on purpose).
+that declares no server tool (the API pauses a turn only in its own loop of server tools),
+nor two calls one that allows one, nor a strict tool's call whose input breaks its schema
+(``strict_tools``): such a reply is not for that agent either, unless the scenario marks it
+``as_written`` (it serves it on purpose).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from harness.oracle.request import server_tool_names
+from harness.scenario.fake_api.strict_tools import call_breach
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.tools import STANDARD_TOOLS
 from harness.wire.replies import Reply
@@ -78,7 +80,7 @@ def _unanswerable(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
     if stop_reason(reply) == "pause_turn" and not server_tool_names(request if isinstance(request, Mapping) else {}):
         return ("the reply pauses the turn (pause_turn), which the API does only while it runs a server tool (web "
                 "search, web fetch, code execution), and the request declares none")
-    return None
+    return call_breach(reply, request, tool_map)
 
 
 def _raw_calls(reply: Reply) -> list[str]:
