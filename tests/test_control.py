@@ -149,3 +149,12 @@ def test_verify_checks_the_policies_the_server_was_told_the_clients_follow(tmp_p
                 assert verdict.json()["not_checked"] == [
                     "turn 1: expect.policies.retries (the clients do not declare (--policy) retries)"]
             assert (not check_served(scenario, served, policies).problems) == (status == 200)
+
+
+def test_verify_takes_a_scenarios_files_and_says_a_socket_cannot_see_them(server):
+    converse(server.url)
+    body = "expect: {requests: 2, files: {a.txt: x}, policies: {retries: {files: {b.txt: y}}}}\nturn: 1\n"
+    verdict = control(server, "POST", "verify", body)
+    assert verdict.status_code == 200, verdict.json()
+    assert "turn 1: expect.files (the client's own folder)" in verdict.json()["not_checked"]
+    assert control(server, "POST", "verify", "expect: {filez: {}}").status_code == 400

@@ -38,7 +38,7 @@ from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import Scenario, ScenarioError, Turn
 from harness.scenario.format.problem import Problem
-from harness.scenario.format.schema import TURN_EXPECT
+from harness.scenario.format.schema import SCENARIO_CHECKS, TURN_EXPECT, policy_blocks
 from harness.scenario.format.spec import Obj, Scalar
 from harness.scenario.format.yaml_positions import YamlError, loads_located
 from harness.serve.findings import (
@@ -54,7 +54,10 @@ from harness.wire.http11 import Request
 from harness.wire.plan import WirePlan, json_plan
 
 PREFIX = "/__harness/"
-VERIFY_BODY = Obj({"expect": TURN_EXPECT, "turn": Scalar("integer", "check this turn's requests only", minimum=1),
+_CHECKS = {k: v for k, v in TURN_EXPECT.fields.items() if k not in ("policies", "mini_agent")} | {"files": SCENARIO_CHECKS["files"]}
+VERIFY_EXPECT = Obj({**_CHECKS, "policies": policy_blocks(_CHECKS), "mini_agent": TURN_EXPECT.fields["mini_agent"]}, what="expect")
+"""A turn's ``expect``, and a scenario's ``files`` (a socket cannot see them: noted as not checked)."""
+VERIFY_BODY = Obj({"expect": VERIFY_EXPECT, "turn": Scalar("integer", "check this turn's requests only", minimum=1),
                    "session": Scalar("string")}, required=("expect",), what="verify body")
 
 
