@@ -364,3 +364,20 @@ def test_harness_serve_judges_a_failed_side_request_apart_from_the_conversation(
     assert report.problems == [], report.problems
     assert [line.split(" · ")[-1] for line in report.lines if "#1 " in line or "#4 " in line] == [
         f"side request ({tmp_path / 'side.yaml'}:1)", f"side request ({tmp_path / 'side.yaml'}:1)"]
+
+
+def test_a_rules_replies_are_served_in_turn_and_the_last_one_again() -> None:
+    class RouterOverloadedOnce(RoutedCareful):
+        harness_side_requests = [
+            {"when": {"tool_choice": "route"}, "replies": [
+                {"error": "overloaded", "headers": {"retry-after": "1"}},
+                {"tool_use": {"name": "route", "input": {"to": "work"}}}]},
+            SIDE[1],
+        ]
+
+    outcome = run_scenario(load_scenario(LIBRARY / "http" / "overloaded_then_success.yaml"), agent=RouterOverloadedOnce)
+    assert outcome.passed, [str(p) for p in outcome.problems]
+    routed = [r for r in outcome.requests if r.side == "harness_side_requests[0]"]
+    assert [r.plan.status for r in routed] == [529, 200, 200]  # the probe turn's router: the last reply again
+    with pytest.raises(SideRequestsError, match="a side request has `reply` or `replies`, not both"):
+        side_rules([{"when": {"model": "m"}, "reply": {"text": "a"}, "replies": [{"text": "b"}]}])

@@ -26,6 +26,7 @@ class SideRequests(Policy):
         self.rules: tuple[SideRule, ...] = ()
         self.problems = problems
         self._told: set[str] = set()
+        self._served: dict[str, int] = {}  # replies served, by rule
 
     def rule_for(self, body: Any) -> SideRule | None:
         """The first rule ``body`` matches (None: the scenario's conversation)."""
@@ -38,12 +39,15 @@ class SideRequests(Policy):
         rule = next((r for r in self.rules if r.where == record.side), None)
         if rule is None:
             return None
-        unmet = unmet_need(rule.reply, record.whole, ToolMap())
+        served = self._served.get(rule.where, 0)
+        self._served[rule.where] = served + 1
+        reply = rule.replies[min(served, len(rule.replies) - 1)]
+        unmet = unmet_need(reply, record.whole, ToolMap())
         if unmet is not None and rule.where not in self._told:
             self._told.add(rule.where)
             self.problems.append(Problem(f"{rule.where}: its reply cannot answer request {record.number}: {unmet}",
                                          Kind.FILE_MISTAKE, request=record.number))
-        return rule.reply
+        return reply
 
 
 def _holds(key: str, value: str, body: dict[str, Any]) -> bool:

@@ -9,11 +9,13 @@ their own. An in-process agent declares them with a ``harness_side_requests`` at
     - when: {model: claude-haiku-4-5, tool_choice: route}   # all the keys given must hold
       reply: {tool_use: {name: route, input: {to: code}}}
     - when: {last_message: "Summarize the conversation"}   # the last message's text contains it
+      replies: [{error: overloaded}, {text: "The user wants …"}]   # in turn; the last one again after
 
 ``when`` keys: ``model`` (the request's model), ``system`` (text the system prompt
 contains), ``last_message`` (text the last message contains), ``tool_choice`` (the tool
 the request forces). ``reply`` is a reply in the scenario format, in the agent's own tool
-names (default: a short text answer).
+names, for every request the rule matches (default: a short text answer); ``replies`` are
+served one a request, the last one again once they run out (an error, then the answer).
 
 Errors::
 
@@ -53,7 +55,7 @@ class SideRule:
     """One kind of side request: what tells it apart, and what it is answered."""
 
     when: dict[str, str]
-    reply: Reply
+    replies: tuple[Reply, ...]  # one a request, the last one again once they run out
     where: str  # the rule as messages name it: ``harness_side_requests[0]``, ``side.yaml:3:3``
 
 
@@ -61,12 +63,17 @@ def _some_condition(when: dict[str, Any]) -> str | None:
     return None if when else f"`when` needs at least one of: {', '.join(WHEN_KEYS)}"
 
 
+def _one_way(rule: dict[str, Any]) -> str | None:
+    return "a side request has `reply` or `replies`, not both" if "reply" in rule and "replies" in rule else None
+
+
 WHEN = Obj({key: Scalar("string", about) for key, about in WHEN_KEYS.items()}, rules=(_some_condition,), what="when")
 
 
 def side_requests_spec() -> ListOf:
     """The format of a declaration: a list of rules."""
-    rule = Obj({"when": WHEN, "reply": reply_spec()}, required=("when",), what="side request")
+    rule = Obj({"when": WHEN, "reply": reply_spec(), "replies": ListOf(reply_spec(), min_items=1)}, required=("when",),
+               rules=(_one_way,), what="side request")
     return ListOf(rule)
 
 
@@ -89,5 +96,6 @@ def load_side_rules(path: str | Path) -> tuple[SideRule, ...]:
 
 
 def _rule(item: dict[str, Any], where: str) -> SideRule:
-    reply = reply_from(item["reply"]) if "reply" in item else DEFAULT_REPLY
-    return SideRule({str(k): str(v) for k, v in item["when"].items()}, reply, where)
+    written = item["replies"] if "replies" in item else [item["reply"]] if "reply" in item else []
+    replies = tuple(reply_from(reply) for reply in written) or (DEFAULT_REPLY,)
+    return SideRule({str(k): str(v) for k, v in item["when"].items()}, replies, where)
