@@ -381,3 +381,14 @@ def test_a_rules_replies_are_served_in_turn_and_the_last_one_again() -> None:
     assert [r.plan.status for r in routed] == [529, 200, 200]  # the probe turn's router: the last reply again
     with pytest.raises(SideRequestsError, match="a side request has `reply` or `replies`, not both"):
         side_rules([{"when": {"model": "m"}, "reply": {"text": "a"}, "replies": [{"text": "b"}]}])
+
+
+def test_the_timeline_dates_a_turn_from_its_first_request_and_a_raise_from_its_last_moment() -> None:
+    class RaisesAfterWaiting(RoutedCareful):
+        def run_turn(self, text: str) -> TurnOutcome:
+            super().run_turn(text)
+            raise RuntimeError("done badly")
+
+    outcome = run_scenario(load_scenario(LIBRARY / "http" / "overloaded_then_success.yaml"), agent=RaisesAfterWaiting)
+    times = [float(line.split("t=")[1].split("s ")[0]) for line in format_timeline(outcome).splitlines() if "t=" in line]
+    assert times == sorted(times), format_timeline(outcome)

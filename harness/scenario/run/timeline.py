@@ -23,7 +23,9 @@ def format_timeline(outcome: Outcome) -> str:
         rows += _interrupt_rows(outcome, turn)
         if turn.raised:  # a cancelled async turn lets Ctrl+C through, as asyncio's rule says: no failure
             mark = "■" if turn.cancelled else "✗"
-            rows.append((turn.last_mark, start, f"    {mark} run_turn raised {turn.raised}"))
+            waits = [began + seconds for began, at, seconds in outcome.sleeps if turn.first_mark <= at <= turn.last_mark]
+            last = max([start, *made, *waits, *(at for at, _, _ in turn.events)])  # when the turn was last heard of
+            rows.append((turn.last_mark, last, f"    {mark} run_turn raised {turn.raised}"))
     rows += [(mark, began, f"    ⏸ sleep {seconds:.3f}s") for began, mark, seconds in outcome.sleeps]
     rows.sort()
     lines = [f"scenario {scenario.name} ({scenario.path})", f"  {scenario.about}"]
