@@ -29,6 +29,7 @@ from harness.scenario.run.results import scenario_record
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
 from harness.serve.report import build_server, check_served
+from harness.wire.replies import Reply
 
 ROOT = Path(__file__).resolve().parent.parent
 READ = {"name": "Read", "description": "Read a file.",
@@ -334,7 +335,7 @@ def test_an_undeclared_side_request_that_makes_a_turn_overrun_is_named() -> None
 
     outcome = run_scenario(load_scenario(LIBRARY / "http" / "overloaded_then_success.yaml"), agent=RouterOnly)
     overrun = [str(p) for p in outcome.problems if "replies" in str(p) and "but turn" in str(p)]
-    assert overrun and "opens a conversation of its own" in overrun[0] and "`harness_side_requests`" in overrun[0], overrun
+    assert overrun and "open different conversations" in overrun[0] and "`harness_side_requests`" in overrun[0], overrun
 
 
 def test_harness_serve_judges_a_failed_side_request_apart_from_the_conversation(tmp_path: Path) -> None:
@@ -392,3 +393,20 @@ def test_the_timeline_dates_a_turn_from_its_first_request_and_a_raise_from_its_l
     outcome = run_scenario(load_scenario(LIBRARY / "http" / "overloaded_then_success.yaml"), agent=RaisesAfterWaiting)
     times = [float(line.split("t=")[1].split("s ")[0]) for line in format_timeline(outcome).splitlines() if "t=" in line]
     assert times == sorted(times), format_timeline(outcome)
+
+
+def test_the_session_machine_says_when_a_failing_turn_holds_an_undeclared_side_request(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from harness.library.properties import test_session_machine as machine
+    from harness.strategies.schedules import Schedule
+
+    monkeypatch.setenv("HARNESS_FOUND_DIR", str(tmp_path))
+    monkeypatch.setattr(machine, "AGENT", f"{__name__}:Routes")
+    monkeypatch.setattr(machine, "AGENT_EVENTS", False)
+    session = machine.AgentSession()
+    try:
+        with pytest.raises(AssertionError, match="note: requests 1 and 2 open different conversations: if one is a side request"):
+            session.user_line_under_faults(user="Hello", schedule=Schedule(
+                replies=(Reply(message={"text": "Hi."}),), requests=1, end="end_turn", budget=0.0, answers=(1,), needs=()))
+    finally:
+        session.teardown()

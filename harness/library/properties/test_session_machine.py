@@ -30,6 +30,7 @@ from harness.scenario.checks.policies import (
 from harness.scenario.checks.wire_view import kept_partial_text, wire_end
 from harness.scenario.fake_api.clients import TEST_API_KEY, scenario_clients
 from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.side_requests import undeclared_side
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.fake_api.transport import ScenarioTransport
 from harness.scenario.format.model import Scenario, Turn
@@ -128,7 +129,9 @@ class AgentSession(RuleBasedStateMachine):
     def fail_on(self, problems: list[Problem]) -> None:
         if problems:
             path = save_counterexample(self.scenario, problems, agent=AGENT)
-            raise AssertionError("\n".join([*map(str, problems), f"saved as {path}; {replay_command(path, AGENT)}" if path else ""]))
+            hint = undeclared_side(self.responder.requests, self.responder.label).strip(" ()")
+            raise AssertionError("\n".join([*map(str, problems), *([f"note: {hint}"] if hint else []),
+                                            f"saved as {path}; {replay_command(path, AGENT)}" if path else ""]))
 
     # -- driving a turn ---------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 says how an agent declares them): a request that matches a rule is marked as the rule's
 (``Exchange.side``) as it comes, so that every check of a turn reads the scenario's
 conversation without it, and is answered with the rule's reply instead of the turn's
-next one. Rate limits and the oracle treat it as any request: it is one."""
+next one. Rate limits and the oracle treat it as any request: it is one. Where an agent
+declares none, ``side_request_hint`` and ``undeclared_side`` say when a request that took a
+reply it could not meet, or a turn that ran out of replies, looks like a side request."""
 
 from __future__ import annotations
 
@@ -102,9 +104,9 @@ def undeclared_side(requests: list[Exchange], label: str) -> str:
     other = next((r for r in mine if not same_start(mine[0].whole, r.whole)), None) if mine else None
     if other is None:
         return ""
-    return (f" (request {other.number} opens a conversation of its own beside request {mine[0].number}'s: if it is a "
-            "side request, a router, a title or a summary, an agent declares it with `harness_side_requests` and it "
-            "gets a reply of its own)")
+    return (f" (requests {mine[0].number} and {other.number} open different conversations: if one is a side request, "
+            "a router, a title or a summary, an agent declares it with `harness_side_requests` and it gets a reply of "
+            "its own)")
 
 
 def _declares_tools(request: Exchange) -> bool:
