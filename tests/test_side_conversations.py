@@ -410,3 +410,24 @@ def test_the_session_machine_says_when_a_failing_turn_holds_an_undeclared_side_r
                 replies=(Reply(message={"text": "Hi."}),), requests=1, end="end_turn", budget=0.0, answers=(1,), needs=()))
     finally:
         session.teardown()
+
+
+def test_a_side_reply_that_cannot_be_served_names_its_rule() -> None:
+    class CutBeyond(RoutedCareful):
+        """Its title streams; the title's reply is cut after an event it does not have."""
+
+        harness_side_requests = [SIDE[0], {"when": {"system": "Write a short title"}, "reply": {"text": "A title", "cut": 99}}]
+
+        def run_turn(self, text: str) -> TurnOutcome:
+            outcome = CarefulAgent.run_turn(self, text)
+            try:
+                for _ in self.client.messages.create(model="claude-haiku-4-5", max_tokens=32, stream=True,
+                                                     system="Write a short title.", messages=[{"role": "user", "content": text}]):
+                    pass
+            except anthropic.APIError:
+                pass
+            return outcome
+
+    outcome = run_scenario(load_scenario(LIBRARY / "http" / "overloaded_then_success.yaml"), agent=CutBeyond)
+    unservable = [str(p) for p in outcome.problems if "cannot be served" in str(p)]
+    assert unservable and unservable[0].startswith("the reply of harness_side_requests[1] cannot be served"), outcome.problems

@@ -163,7 +163,8 @@ class Responder:
         record.reply = thinks_first(chosen, record.whole)
         pending.planned = planned
         pending.model = (record.body.get("model") if isinstance(record.body, dict) else None) or self.model
-        pending.where = f"the reply on line {planned.line}" if planned.line else f"reply {self.script.served} of {self.label}"
+        pending.where = (f"the reply of {record.side}" if record.side is not None else f"the reply on line {planned.line}"
+                         if planned.line else f"reply {self.script.served} of {self.label}")
         return pending
 
     def render(self, pending: Pending) -> Problem | None:

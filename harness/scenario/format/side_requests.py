@@ -56,7 +56,7 @@ class SideRule:
 
     when: dict[str, str]
     replies: tuple[Reply, ...]  # one a request, the last one again once they run out
-    where: str  # the rule as messages name it: ``harness_side_requests[0]``, ``side.yaml:3:3``
+    where: str  # the rule as messages name it: ``harness_side_requests[0]``, ``side.yaml:3``
 
 
 def _some_condition(when: dict[str, Any]) -> str | None:
