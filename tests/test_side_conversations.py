@@ -5,6 +5,7 @@ it, not that the agent has no tools."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 from typing import Any
@@ -235,13 +236,15 @@ turns:
 """
 
 
-def _routed_client(base_url: str) -> None:
-    """A client in the shape of any language's: a router before each line, then the line."""
+def _routed_client(base_url: str, *, router_fails: bool = False) -> None:
+    """A client in the shape of any language's: a router before each line, then the line;
+    ``router_fails``: the router is overloaded every time, and the default route taken."""
     client = anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0)
     history: list[dict[str, Any]] = []
     for line in ("What do my notes say?", "Thanks."):
-        client.messages.create(model="claude-haiku-4-5", max_tokens=64, tools=[ROUTE],
-                               tool_choice={"type": "tool", "name": "route"}, messages=[{"role": "user", "content": line}])
+        with pytest.raises(anthropic.InternalServerError) if router_fails else contextlib.nullcontext():
+            client.messages.create(model="claude-haiku-4-5", max_tokens=64, tools=[ROUTE],
+                                   tool_choice={"type": "tool", "name": "route"}, messages=[{"role": "user", "content": line}])
         history.append({"role": "user", "content": line})
         while True:
             message = client.messages.create(model="claude-sonnet-4-5", max_tokens=256, tools=[READ], messages=history)
@@ -253,15 +256,16 @@ def _routed_client(base_url: str) -> None:
                 {"type": "tool_result", "tool_use_id": c.id, "content": "Pick up bread."} for c in calls]})
 
 
-def _served(tmp_path: Path, rules: tuple) -> Any:
+def _served(tmp_path: Path, rules: tuple, *, router_fails: bool = False) -> Any:
     (tmp_path / "two.yaml").write_text(TWO_TURNS)
     scenario = load_scenario(tmp_path / "two.yaml")
     server = build_server(scenario, host="127.0.0.1", port=0, time_scale=0, log=None, log_path=None, side_rules=rules)
     with server:
         try:
-            _routed_client(server.url)
+            _routed_client(server.url, router_fails=router_fails)
         except anthropic.APIError:  # undeclared, the router takes the main conversation's replies
-            pass
+            if router_fails:
+                raise
     return check_served(scenario, server), server
 
 
@@ -341,27 +345,7 @@ def test_an_undeclared_side_request_that_makes_a_turn_overrun_is_named() -> None
 def test_harness_serve_judges_a_failed_side_request_apart_from_the_conversation(tmp_path: Path) -> None:
     (tmp_path / "side.yaml").write_text("- when: {tool_choice: route}\n"
                                         "  reply: {error: overloaded, headers: {retry-after: '30'}}\n")
-    (tmp_path / "two.yaml").write_text(TWO_TURNS)
-    scenario = load_scenario(tmp_path / "two.yaml")
-    server = build_server(scenario, host="127.0.0.1", port=0, time_scale=0, log=None, log_path=None,
-                          side_rules=load_side_rules(tmp_path / "side.yaml"))
-    with server:
-        client = anthropic.Anthropic(base_url=server.url, api_key="test", max_retries=0)
-        history: list[dict[str, Any]] = []
-        for line in ("What do my notes say?", "Thanks."):
-            with pytest.raises(anthropic.InternalServerError):  # the router is overloaded: the default route
-                client.messages.create(model="claude-haiku-4-5", max_tokens=64, tools=[ROUTE],
-                                       tool_choice={"type": "tool", "name": "route"}, messages=[{"role": "user", "content": line}])
-            history.append({"role": "user", "content": line})
-            while True:
-                message = client.messages.create(model="claude-sonnet-4-5", max_tokens=256, tools=[READ], messages=history)
-                history.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in message.content]})
-                calls = [b for b in message.content if b.type == "tool_use"]
-                if not calls:
-                    break
-                history.append({"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": c.id, "content": "Pick up bread."} for c in calls]})
-    report = check_served(scenario, server)
+    report, _ = _served(tmp_path, load_side_rules(tmp_path / "side.yaml"), router_fails=True)
     assert report.problems == [], report.problems
     assert [line.split(" · ")[-1] for line in report.lines if "#1 " in line or "#4 " in line] == [
         f"side request ({tmp_path / 'side.yaml'}:1)", f"side request ({tmp_path / 'side.yaml'}:1)"]

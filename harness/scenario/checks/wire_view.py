@@ -9,14 +9,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.scenario.fake_api.capabilities import standard_calls
-from harness.scenario.fake_api.conversation import relation, same_start, thread_field
+from harness.scenario.fake_api.conversation import (
+    content_text,
+    relation,
+    same_start,
+    thread_field,
+)
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.served import (
-    arrived_whole,
     broken_tool_inputs,
     delivered_texts,
     failed,
     served_message,
+    taken_message,
     whole_message,
 )
 from harness.scenario.fake_api.tool_map import ToolMap
@@ -62,7 +67,7 @@ def _answer(requests: list[Exchange], after: int, tool_use_id: str) -> tuple[int
             content = message.get("content") if isinstance(message, dict) else None
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") == tool_use_id:
-                    return request.number, result_text(block.get("content")), bool(block.get("is_error"))
+                    return request.number, content_text(block.get("content")), bool(block.get("is_error"))
     return None
 
 
@@ -99,15 +104,6 @@ def _served_again(requests: list[Exchange], tool_use_id: str, after: int, before
         if after < request.number < before
         for block in (served_message(request) or {}).get("content") or []
     )
-
-
-def result_text(content: Any) -> str:
-    """A tool_result's content as text (a string, or its text blocks joined)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
 
 
 def conversations(requests: list[Exchange]) -> list[list[Exchange]]:
@@ -168,9 +164,7 @@ def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
     last = requests[-1]
     if last.plan is not None and last.plan.ending == "interrupt":
         return "interrupted"
-    message = served_message(last)
-    if message is None and arrived_whole(last):  # whole for a client that reads it so: the wire cannot tell
-        message = whole_message(last)
+    message = taken_message(last)  # whole for a client that reads it so: the wire cannot tell
     if message is None:
         return "error"
     stop = message.get("stop_reason") or "end_turn"
@@ -213,7 +207,7 @@ def kept_partial_text(requests: list[Exchange]) -> tuple[list[Problem], list[Pro
     complete = {
         str(b.get("text", "")).strip()
         for r in requests
-        for b in (served_message(r) or (whole_message(r) if arrived_whole(r) else None) or {}).get("content") or []
+        for b in (taken_message(r) or {}).get("content") or []
         if isinstance(b, dict) and b.get("type") == "text"
     }
     ending: list[Problem] = []

@@ -97,6 +97,16 @@ def without_thread(body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k != "thread"}
 
 
+def content_text(content: Any) -> str:
+    """A message's, a system prompt's or a tool result's content as text: a string, or its
+    text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
 def same_value(field: str, a: Any, b: Any) -> bool:
     """Whether two values of a request field say the same to the API (``cache_control`` and nulls aside)."""
     return _plain(a, field) == _plain(b, field)

@@ -129,6 +129,13 @@ def whole_message(request: Exchange) -> dict[str, Any] | None:
         return None
 
 
+def taken_message(request: Exchange) -> dict[str, Any] | None:
+    """The complete message the request got, else the one a client that reads the events
+    leniently got where it ``arrived_whole``; None when neither came."""
+    message = served_message(request)
+    return whole_message(request) if message is None and arrived_whole(request) else message
+
+
 def served_message(request: Exchange) -> dict[str, Any] | None:
     """The complete message the request got, or None when it got none."""
     if failed(request) or request.plan is None:

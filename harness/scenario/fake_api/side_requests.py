@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.scenario.fake_api.capabilities import unmet_need
-from harness.scenario.fake_api.conversation import same_start
+from harness.scenario.fake_api.conversation import content_text, same_start
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.policy import Pending, Policy
 from harness.scenario.fake_api.tool_map import ToolMap
@@ -66,19 +66,10 @@ def _holds(key: str, value: str, body: dict[str, Any]) -> bool:
 
 
 def _text(content: Any) -> str:
-    """A system prompt's or a message's text: a string, or its text blocks (and the text
-    of the tool results among them) joined."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        elif isinstance(block, dict) and block.get("type") == "tool_result":
-            parts.append(_text(block.get("content")))
-    return "\n".join(parts)
+    """A system prompt's or a message's text, the text of the tool results among its blocks too."""
+    results = [b.get("content") for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(
+        content, list) else []
+    return "\n".join([content_text(content), *map(content_text, results)])
 
 
 def side_request_hint(where: Exchange, requests: list[Exchange]) -> str:
@@ -90,7 +81,7 @@ def side_request_hint(where: Exchange, requests: list[Exchange]) -> str:
         return (f"; request {where.number} declares no tools where the client's other requests do: a side request "
                 "(another conversation: a router, a summary) took a reply written for the main one, and a "
                 f"scenario's replies are for one conversation {declare}")
-    other = next((r for r in requests if r is not where and r.side is None and not same_start(r.whole, where.whole)), None)
+    other = _apart(where, requests)
     if other is not None:
         return (f"; request {where.number} starts a conversation of its own (its system prompt or first message is not "
                 f"request {other.number}'s): if it is a side request (a router, a title, a summary) {declare}")
@@ -101,12 +92,17 @@ def undeclared_side(requests: list[Exchange], label: str) -> str:
     """A hint, when a request of the queue ``label`` opens a conversation of its own: a side
     request not declared takes one of the replies."""
     mine = [r for r in requests if r.label == label and r.side is None]
-    other = next((r for r in mine if not same_start(mine[0].whole, r.whole)), None) if mine else None
+    other = _apart(mine[0], mine) if mine else None
     if other is None:
         return ""
     return (f" (requests {mine[0].number} and {other.number} open different conversations: if one is a side request, "
             "a router, a title or a summary, an agent declares it with `harness_side_requests` and it gets a reply of "
             "its own)")
+
+
+def _apart(request: Exchange, requests: list[Exchange]) -> Exchange | None:
+    """The first of ``requests`` (no declared side request) that opens another conversation than ``request``."""
+    return next((r for r in requests if r is not request and r.side is None and not same_start(r.whole, request.whole)), None)
 
 
 def _declares_tools(request: Exchange) -> bool:
