@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from harness.agents.context import AgentContext
-from harness.scenario.fake_api.strict_tools import schema_breach
+from harness.scenario.fake_api.json_schema import breach as schema_breach
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.run.runner import run_scenario
 

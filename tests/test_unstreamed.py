@@ -84,6 +84,12 @@ def test_event_level_faults_leave_the_message_whole() -> None:
     assert responder.requests[0].plan.form == "the message whole: event-level faults have no JSON form"
 
 
+def test_a_fault_that_changes_the_message_is_named_in_the_form_served() -> None:
+    message, responder = ask(Reply(message=MESSAGE, faults=(Duplicate(2),)))  # the text block's start, twice
+    assert [block.type for block in message.content] == ["text", "text", "tool_use"]
+    assert responder.requests[0].plan.form == "the message the events make once changed by event 2 twice"
+
+
 @pytest.mark.parametrize("fault", [Duplicate(7), Swap(2)], ids=["tool_json_doubled", "delta_before_its_block"])
 def test_an_event_fault_that_breaks_the_message_in_the_stream_has_no_json_form(fault) -> None:
     """A non-streaming client cannot meet it: the run is not applicable, not a pass on a

@@ -132,6 +132,9 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
     elif silence is not None:
         plan.chunks, plan.delays, plan.ending, plan.stall_seconds = [], [], "stall", silence.seconds
         plan.form = "the headers, then silence"
+    elif _changed(changing, events, readable):
+        plan.form = "the message the events make once changed by " + ", ".join(
+            f.label() or f.key for f in changing if isinstance(f, EventFault))
     elif any(isinstance(form, Whole) for form in forms):
         plan.form = "the message whole: event-level faults have no JSON form"
     for late in (form for form in forms if isinstance(form, Late)):
@@ -140,6 +143,18 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
     for drops in (form for form in forms if isinstance(form, Drops)):
         in_drops(plan, drops.chunk, drops.delay)
     return plan
+
+
+def _changed(changing: tuple[Fault, ...], events: list[dict[str, Any]], readable: list[dict[str, Any]]) -> bool:
+    """Whether the event faults that leave a message changed it (a swap, a duplicate, an
+    inserted delta; not a ping)."""
+    if not any(isinstance(fault, EventFault) for fault in changing):
+        return False
+    plain = [event for event in events if not isinstance(event, RawFrame)]
+    try:
+        return final_message(plain) != final_message(readable)
+    except ValueError:
+        return True
 
 
 def _body_offset(cut: CutBody, size: int, events: list[dict[str, Any]], rendered: sse.Rendered) -> int:

@@ -60,6 +60,17 @@ class Reply:
         return any(isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking") for b in blocks)
 
     @property
+    def stop_reason(self) -> Any:
+        """The stop reason a message or raw-events reply gives (None: none)."""
+        if self.message is not None:
+            return self.message.get("stop_reason")
+        for event in self.events or ():
+            delta = event.get("delta") if isinstance(event, dict) and event.get("type") == "message_delta" else None
+            if isinstance(delta, dict) and delta.get("stop_reason") is not None:
+                return delta["stop_reason"]
+        return None
+
+    @property
     def kind(self) -> str:
         """``message``, ``events``, ``error`` or ``connection``."""
         if self.error is not None:

@@ -69,9 +69,7 @@ def message_events(
     blocks = [_thinking_block(item, f"{message_id}/{n}") for n, item in enumerate(_as_list(spec.get("thinking")))]
     blocks += [(_raw_block(block), []) for block in _as_list(spec.get("content"))]
     if spec.get("text") is not None:
-        if not isinstance(spec["text"], str):
-            raise ValueError(f"text must be a string, not {spec['text']!r}")
-        blocks.append(({"type": "text", "text": ""}, _deltas("text_delta", "text", _text_pieces(spec["text"]))))
+        blocks.append(({"type": "text", "text": ""}, _deltas("text_delta", "text", _given_pieces(spec["text"]))))
     tools = _as_list(spec.get("tool_use"))
     stem = _NOT_ID.sub("", message_id.removeprefix("msg_"))
     blocks += [_tool_use_block(tool, f"{tool_id_prefix}{stem}_{n}") for n, tool in enumerate(tools, 1)]
@@ -207,7 +205,17 @@ def _deltas(delta_type: str, key: str, pieces: list[str]) -> list[dict]:
     return [{"type": delta_type, key: piece} for piece in pieces]
 
 
-def _text_pieces(text: str) -> list[str]:
+def _given_pieces(text: Any) -> list[str]:
+    """A message's ``text``: a string, cut here into pieces; or the pieces themselves, as
+    the fake API writes a text it rewrote (non-empty strings)."""
+    if isinstance(text, list) and text and all(isinstance(piece, str) and piece for piece in text):
+        return text
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, not {text!r}")
+    return text_pieces(text)
+
+
+def text_pieces(text: str) -> list[str]:
     """``text`` in pieces of whole words, each at least ~20 characters but the last."""
     size = max(_TEXT_PIECE, len(text) // _MAX_PIECES)
     pieces, current = [], ""
@@ -238,7 +246,7 @@ def _thinking_block(item: Any, seed: str) -> tuple[dict, list[dict]]:
         raise ValueError(f"thinking must be a string or {{thinking, signature}}, not {item!r}")
     if signature is None:
         signature = base64.b64encode(hashlib.shake_256(f"{seed}\0{text}".encode()).digest(96)).decode()
-    deltas = _deltas("thinking_delta", "thinking", _text_pieces(text))
+    deltas = _deltas("thinking_delta", "thinking", text_pieces(text))
     deltas.append({"type": "signature_delta", "signature": signature})
     return {"type": "thinking", "thinking": "", "signature": ""}, deltas
 

@@ -16,7 +16,8 @@ no tool call a request whose ``tool_choice`` forces one (``any``, ``tool``: the 
 tool), with a tool call one that forbids them (``none``), or with ``pause_turn`` a request
 that declares no server tool (the API pauses a turn only in its own loop of server tools),
 nor two calls one that allows one, nor a strict tool's call whose input breaks its schema
-(``strict_tools``): such a reply is not for that agent either, unless the scenario marks it
+(``strict_tools``), nor text it cannot write as the JSON a request asks for
+(``json_outputs``): such a reply is not for that agent either, unless the scenario marks it
 ``as_written`` (it serves it on purpose).
 """
 
@@ -27,6 +28,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from harness.oracle.request import server_tool_names
+from harness.scenario.fake_api.json_outputs import unwritable
 from harness.scenario.fake_api.strict_tools import call_breach
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.tools import STANDARD_TOOLS
@@ -77,10 +79,10 @@ def _unanswerable(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
         return f"the request forces a call of {forced} (tool_choice tool) and the reply does not make it"
     if kind == "none" and called:
         return "the request forbids tool calls (tool_choice none) and the reply makes one"
-    if stop_reason(reply) == "pause_turn" and not server_tool_names(request if isinstance(request, Mapping) else {}):
+    if reply.stop_reason == "pause_turn" and not server_tool_names(request if isinstance(request, Mapping) else {}):
         return ("the reply pauses the turn (pause_turn), which the API does only while it runs a server tool (web "
                 "search, web fetch, code execution), and the request declares none")
-    return call_breach(reply, request, tool_map)
+    return call_breach(reply, request, tool_map) or unwritable(reply, request)
 
 
 def _raw_calls(reply: Reply) -> list[str]:
@@ -89,17 +91,6 @@ def _raw_calls(reply: Reply) -> list[str]:
     blocks = [(b, ("tool_use", "server_tool_use")) for b in (reply.message or {}).get("content") or []]
     blocks += [(e.get("content_block"), ("server_tool_use",)) for e in reply.events or () if isinstance(e, Mapping)]
     return [str(b.get("name")) for b, kinds in blocks if isinstance(b, Mapping) and b.get("type") in kinds]
-
-
-def stop_reason(reply: Reply) -> Any:
-    """The stop reason a message or raw-events reply gives (None: none)."""
-    if reply.message is not None:
-        return reply.message.get("stop_reason")
-    for event in reply.events or ():
-        delta = event.get("delta") if isinstance(event, Mapping) and event.get("type") == "message_delta" else None
-        if isinstance(delta, Mapping) and delta.get("stop_reason") is not None:
-            return delta["stop_reason"]
-    return None
 
 
 def thinking_on(request: Any) -> bool:

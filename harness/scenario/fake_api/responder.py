@@ -5,7 +5,8 @@ API's rules: ``refusals``, ``threads``); any other gets the scenario's next repl
 turn, or its final error once more (``script``), unless it is one of the agent's side
 requests, which have replies of their own (``side_requests``). A reply with ``unstreamed:`` serves that
 reply instead to a request that does not stream; one to a request that opens a turn with
-thinking enabled thinks first, as the real API's does (``thinking_first``).
+thinking enabled thinks first, as the real API's does (``thinking_first``), and one to a
+request that asks for JSON outputs gives its text as such JSON (``json_outputs``).
 
 Shared by the in-process transports (``transport``) and the socket server, which calls
 ``claim`` and ``settle`` under its lock and ``render`` outside it.
@@ -17,6 +18,7 @@ import email.utils
 from typing import Any, Iterable, Mapping
 
 from harness.scenario.fake_api.exchange import Exchange
+from harness.scenario.fake_api.json_outputs import as_json_output
 from harness.scenario.fake_api.policy import Pending, Policy
 from harness.scenario.fake_api.refusals import NotJson, OracleCheck
 from harness.scenario.fake_api.script import (
@@ -160,7 +162,7 @@ class Responder:
             record.plan = harness_error_plan(f"harness: {message}", pending.request_id)
             return None
         chosen = planned.unstreamed if planned.unstreamed is not None and not record.streaming else planned
-        record.reply = thinks_first(chosen, record.whole)
+        record.reply = as_json_output(thinks_first(chosen, record.whole), record.whole)
         pending.planned = planned
         pending.model = (record.body.get("model") if isinstance(record.body, dict) else None) or self.model
         pending.where = (f"the reply of {record.side}" if record.side is not None else f"the reply on line {planned.line}"

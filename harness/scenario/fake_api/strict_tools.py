@@ -2,13 +2,13 @@
 ``tool_choice.disable_parallel_tool_use`` asks for one at most (the parallel tool use
 docs), and, to a tool declared ``strict: true``, input that breaks its ``input_schema``
 ("guarantees Claude's tool inputs match your JSON Schema by constraining the model's token
-sampling": the strict tool use docs), unless the answer was cut by ``max_tokens``. A
+sampling": the strict tool use docs), unless the answer was cut short (``max_tokens``,
+the context window). A
 reply that makes such a call is not for that agent (``capabilities``): an agent that
 trusts the guarantee would fail where the API never puts it.
 
-The schema is read for what it states plainly (``type``, ``enum``, ``const``,
-``required``, ``properties``, ``additionalProperties: false``, ``items``, ``anyOf``);
-anything else is taken as met, so a breach named here is one.
+The schema is read for what it states plainly (``json_schema``); anything else is taken
+as met, so a breach named here is one.
 
     call_breach(reply, request, tool_map) -> str | None
 """
@@ -19,15 +19,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from harness.scenario.fake_api.json_outputs import CUT_SHORT
+from harness.scenario.fake_api.json_schema import breach
 from harness.scenario.fake_api.tool_map import ToolMap
 from harness.wire.replies import Reply
 
-TYPES: dict[str, Any] = {
-    "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list), "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool), "null": lambda v: v is None,
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-}
 NOT_JSON = object()
 
 
@@ -40,52 +36,17 @@ def call_breach(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
     if isinstance(choice, Mapping) and choice.get("disable_parallel_tool_use") is True and len(calls) > 1:
         return (f"the request allows one tool call at most (tool_choice.disable_parallel_tool_use) and the reply "
                 f"makes {len(calls)}")
-    if (reply.message or {}).get("stop_reason") == "max_tokens":
+    if reply.stop_reason in CUT_SHORT:
         return None  # cut while it wrote: no schema holds a half-written input
     tools = {t.get("name"): t for t in request.get("tools") or [] if isinstance(t, Mapping)}
     for name, given in calls:
         tool = tools.get(name)
         if not (isinstance(tool, Mapping) and tool.get("strict") is True):
             continue
-        breach = "it is not JSON" if given is NOT_JSON else schema_breach(tool.get("input_schema"), given, "input")
-        if breach is not None:
-            return f"the agent's tool {name} is strict (strict: true) and the reply's input to it breaks its schema: {breach}"
+        broken = "it is not JSON" if given is NOT_JSON else breach(tool.get("input_schema"), given, "input")
+        if broken is not None:
+            return f"the agent's tool {name} is strict (strict: true) and the reply's input to it breaks its schema: {broken}"
     return None
-
-
-def schema_breach(schema: Any, value: Any, where: str) -> str | None:
-    """How ``value`` breaks ``schema`` at ``where``, or None (also for what is not read)."""
-    if not isinstance(schema, Mapping):
-        return None
-    kinds = schema.get("type")
-    kinds = [kinds] if isinstance(kinds, str) else kinds if isinstance(kinds, list) else []
-    known = [TYPES[k] for k in kinds if k in TYPES]
-    if known and not any(test(value) for test in known):
-        return f"{where} is {_shown(value)}, not {' or '.join(map(str, kinds))}"
-    if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
-        return f"{where} is {_shown(value)}, none of {schema['enum']}"
-    if "const" in schema and value != schema["const"]:
-        return f"{where} is {_shown(value)}, not {schema['const']!r}"
-    options = schema.get("anyOf")
-    if isinstance(options, list) and options and all(schema_breach(o, value, where) for o in options):
-        return f"{where} is {_shown(value)}, which matches none of its anyOf"
-    if isinstance(value, dict):
-        return _object_breach(schema, value, where)
-    if isinstance(value, list):
-        return next(filter(None, (schema_breach(schema.get("items"), item, f"{where}[{n}]") for n, item in enumerate(value))), None)
-    return None
-
-
-def _object_breach(schema: Mapping[str, Any], value: dict[str, Any], where: str) -> str | None:
-    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
-    missing = [key for key in schema.get("required") or [] if key not in value]
-    if missing:
-        return f"{where} lacks the required {missing[0]!r}"
-    if schema.get("additionalProperties") is False:
-        extra = [key for key in value if key not in properties]
-        if extra:
-            return f"{where} has {extra[0]!r}, which the schema does not allow"
-    return next(filter(None, (schema_breach(properties.get(k), v, f"{where}.{k}") for k, v in value.items())), None)
 
 
 def _calls(reply: Reply) -> list[tuple[str, Any]]:
@@ -106,8 +67,3 @@ def _calls(reply: Reply) -> list[tuple[str, Any]]:
             given = call.get("input", {})
         found.append((str(call.get("name")), given))
     return found
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."

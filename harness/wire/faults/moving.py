@@ -15,16 +15,25 @@ COUNTED = {"events before": 1, "event": 2, "bytes": 0}
 def moved_by(item: Any, events: int) -> Any:
     """A fault (or a list item of one) with every event it names moved by ``events`` more
     after message_start; None when it names bytes, which such events move by more."""
+    if names_bytes(item):
+        return None
     changes: dict[str, Any] = {}
     for field in dataclasses.fields(item):
         value, counts = getattr(item, field.name), field.metadata.get("counts", "")
-        if counts == "bytes" and value is not None:
-            return None
         if counts and isinstance(value, int) and value >= COUNTED[counts]:
             changes[field.name] = value + events
         elif isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
-            items = [moved_by(each, events) for each in value]
-            if any(each is None for each in items):
-                return None
-            changes[field.name] = tuple(items)
+            changes[field.name] = tuple(moved_by(each, events) for each in value)
     return dataclasses.replace(item, **changes) if changes else item
+
+
+def names_bytes(item: Any) -> bool:
+    """Whether a fault (or a list item of one) is placed by bytes: a field that counts them
+    is set (``cut.after_bytes``), so a longer stream puts it elsewhere."""
+    for field in dataclasses.fields(item):
+        value = getattr(item, field.name)
+        if field.metadata.get("counts") == "bytes" and value is not None:
+            return True
+        if isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]) and any(map(names_bytes, value)):
+            return True
+    return False
