@@ -100,7 +100,8 @@ def _runs_the_properties(args: list[str]) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("hypothesis_profile", None) in PROFILE_NAMES:
         from harness.library.properties import profiles  # noqa: F401 -- registers the harness's profiles
-    config.addinivalue_line("markers", "scenario(path): bind the fault_api fixture to a scenario file")
+    config.addinivalue_line("markers", "scenario(path, tool_map=None): bind the fault_api fixture to a scenario file "
+                                       "(tool_map: the agent's names for the standard tools)")
     if config.getoption("--harness-library") or config.getoption("--harness-properties"):
         from harness import library
 
@@ -191,7 +192,8 @@ def fault_api(request: pytest.FixtureRequest) -> Iterator[Any]:
     path = Path(marker.args[0])
     if not path.is_absolute():
         path = Path(request.config.rootpath) / path
-    session, failure = _or_failure(lambda: WireSession.from_file(path), "@pytest.mark.scenario")
+    tool_map = marker.kwargs.get("tool_map")
+    session, failure = _or_failure(lambda: WireSession.from_file(path, tool_map=tool_map), "@pytest.mark.scenario")
     if session is None:
         pytest.fail(failure, pytrace=False)
     yield session

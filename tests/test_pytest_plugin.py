@@ -90,7 +90,7 @@ def outcomes_by_id(result: pytest.RunResult) -> dict[str, str]:
 @pytest.mark.skipif(bool(os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")), reason="entry points are off")
 def test_the_plugin_is_active_through_its_entry_point(pytester):
     result = pytester.runpytest("--markers")
-    result.stdout.fnmatch_lines(["@pytest.mark.scenario(path): bind the fault_api fixture to a scenario file"])
+    result.stdout.fnmatch_lines(["@pytest.mark.scenario(path, tool_map=None): bind the fault_api fixture to a scenario file*"])
 
 
 def test_scenario_files_are_collected_as_items_named_after_the_scenario(project):
@@ -196,6 +196,60 @@ def test_retries_the_same_request_after_retry_after(fault_api):
 """
     )
     pytester.runpytest(*PLUGIN).assert_outcomes(passed=1)
+
+
+def test_fault_api_clients_with_the_sdks_retries_wait_on_its_clock(pytester):
+    pytester.makefile(".yaml", **{"wire/overloaded_once": OVERLOADED_ONCE})
+    pytester.makepyfile(
+        TEST_CLIENT
+        + """
+@pytest.mark.scenario("wire/overloaded_once.yaml")
+def test_the_sdk_retries(fault_api):
+    assert ask(fault_api.client().with_options(max_retries=2), "hi").content[0].text == "hello"
+    assert fault_api.clock.now() >= 1.0  # the SDK's wait for retry-after, on the virtual clock
+"""
+    )
+    pytester.runpytest(*PLUGIN).assert_outcomes(passed=1)
+
+
+CALLS_READ = """\
+name: calls-read
+about: A call of the standard Read, answered, then the answer.
+turns:
+  - user: read it
+    replies:
+      - tool_use: {name: Read, input: {file_path: notes.txt}}
+      - text: done
+"""
+
+
+def test_fault_api_renames_the_standard_tools_by_the_markers_tool_map(pytester):
+    pytester.makefile(".yaml", **{"wire/calls_read": CALLS_READ})
+    pytester.makepyfile(
+        """
+import pytest
+
+OPEN = {"name": "open_file", "description": "Open a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}
+
+@pytest.mark.scenario("wire/calls_read.yaml", tool_map={"Read": {"name": "open_file", "input": {"file_path": "path"}}})
+def test_its_own_names(fault_api):
+    client, history = fault_api.client(), [{"role": "user", "content": "read it"}]
+    call = client.messages.create(model="m", max_tokens=64, tools=[OPEN], messages=history).content[0]
+    assert (call.name, call.input) == ("open_file", {"path": "notes.txt"})
+    history += [{"role": "assistant", "content": [call.model_dump()]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "alpha"}]}]
+    assert client.messages.create(model="m", max_tokens=64, tools=[OPEN], messages=history).content[0].text == "done"
+
+@pytest.mark.scenario("wire/calls_read.yaml", tool_map={"Read": "open_file"})
+def test_a_broken_map(fault_api):
+    pass
+"""
+    )
+    result = pytester.runpytest(*PLUGIN)
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["@pytest.mark.scenario: tool_map*Read* must be a mapping with a `name`*"])
+    result.stdout.no_fnmatch_line("*Traceback*")
 
 
 def test_fault_api_fails_at_teardown_when_replies_are_left_unused(pytester):

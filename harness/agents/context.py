@@ -34,8 +34,9 @@ class AgentContext:
     directory. ``clock``: virtual time (``sleep``, ``async_sleep``, ``now``, ``wall``).
     ``settings``: the scenario's ``settings:`` (``max_retries`` …), read-only, for agents
     that can honour them. ``http_client`` / ``async_http_client``: httpx2 clients on the
-    scenario, for an agent that builds its own SDK client in process (the SDK's waits
-    between its own retries on them run on the virtual clock too).
+    scenario (on a replayed cassette: on the cassette; none while recording), for an agent that builds its
+    own SDK client in process (the SDK's waits between its own retries on them run on the
+    virtual clock too), or speaks HTTP itself (httpx2 has httpx's API).
     """
 
     client: anthropic.Anthropic

@@ -161,6 +161,7 @@ def _replay(
     servers, allowed = ExitStack(), set[tuple[str, int]]()  # an agent on its own HTTP client (ctx.base_url): a loopback proxy
     ctx = AgentContext(
         client, async_client, workdir, clock, REPLAY_API_KEY, {},
+        http_client=httpx2.Client(transport=transport), async_http_client=httpx2.AsyncClient(transport=async_transport),
         start_loopback=loopback_forwarder(transport, origin, servers, allowed),
     )
     with TurnDriver() as driver, servers:

@@ -32,7 +32,10 @@ from harness.scenario.fake_api.clients import TEST_API_KEY, scenario_clients
 from harness.scenario.fake_api.responder import Responder
 from harness.scenario.fake_api.side_requests import undeclared_side
 from harness.scenario.fake_api.tool_map import ToolMap
-from harness.scenario.fake_api.transport import ScenarioTransport
+from harness.scenario.fake_api.transport import (
+    AsyncScenarioTransport,
+    ScenarioTransport,
+)
 from harness.scenario.format.model import Scenario, Turn
 from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.format.side_requests import side_rules
@@ -84,6 +87,7 @@ class AgentSession(RuleBasedStateMachine):
         ctx = AgentContext(
             client, async_client, workspace, self.responder.clock, TEST_API_KEY, self.scenario.settings,
             http_client=httpx2.Client(transport=transport),
+            async_http_client=httpx2.AsyncClient(transport=AsyncScenarioTransport(self.responder)),
             start_loopback=loopback(self.responder, self.servers, SocketTime(self.responder.clock)),
         )
         self.driver = TurnDriver()

@@ -46,7 +46,7 @@ def unmet_need(reply: Reply, request: Any, tool_map: ToolMap) -> str | None:
     if not reply.as_written and reply.kind in ("message", "events"):
         unanswerable = _unanswerable(reply, request, tool_map)
         if unanswerable is not None:
-            return f"{unanswerable}: the real API would not answer so (a scenario serves it anyway with as_written: true)"
+            return f"{unanswerable}: the real API would not answer so (to serve it anyway, a scenario marks the reply as_written: true)"
     calls = [(name, arguments) for name, arguments in standard_calls(reply) if name in ROLES]
     if not calls:
         return None

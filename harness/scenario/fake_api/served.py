@@ -53,12 +53,16 @@ def arrived_whole(request: Exchange) -> bool:
     (``sse_parse.whole_but_message_stop``). A client that reads each input once its block
     stops, as the streaming docs say, has the message, and answers a call whose input
     does not parse with an error result, as the docs advise; one that takes
-    ``message_delta`` as the end has it too."""
+    ``message_delta`` as the end has it too. So does Ctrl+C once that much had come."""
     if not failed(request):
         return True
     reply, plan = request.reply, request.plan
     if request.violations or request.timed_out or reply is None or plan is None or not request.streaming:
         return False
+    if plan.ending == "interrupt":  # Ctrl+C once the message had come (message_stop or the stop reason)
+        delivered = _delivered_events(request)
+        ended = bool(delivered) and delivered[-1].get("type") == "message_stop"
+        return whole_but_message_stop(delivered[:-1] if ended else delivered)
     breaking = [f for f in reply.faults if f.breaks_message]  # an end before message_stop, at most
     if plan.connection or plan.status != 200 or plan.ending != "complete" or any(type(f) is not EndEarly for f in breaking):
         return False

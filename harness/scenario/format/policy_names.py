@@ -6,9 +6,9 @@ for an agent that declares the policy and listed as not checked for any other.
 
 | policy | what an agent that declares it does |
 |---|---|
-| ``retries: N`` | retries a transient failure (529, 429, 408, 409, a 5xx, a lost, refused or timed-out connection, a broken, stalled or unfinished stream) until the answer comes, up to N retries of one request; a turn that needs more is not checked |
+| ``retries: N`` | retries a transient failure (529, 429, 408, 409, a 5xx, any status marked ``x-should-retry: true``, a lost, refused or timed-out connection, a broken, stalled or unfinished stream: the official SDKs' rule) until the answer comes, up to N retries of one request; a turn that needs more is not checked |
 | ``honours_max_retries`` | takes a scenario's ``settings.max_retries`` as its number of retries: retries a transient failure that often, no more, no fewer |
-| ``gives_up_on_final_errors`` | sends nothing more in a turn after a 400, 401, 402, 403, 404 or 413 |
+| ``gives_up_on_final_errors`` | sends nothing more in a turn after a 400, 401, 402, 403, 404 or 413 (not marked ``x-should-retry: true``) |
 | ``timeout_result_is_data`` | gives a command that outlived its timeout back as a tool result that is not an error |
 | ``continues_after_cut_tool_call`` | answers a tool call cut off by ``max_tokens`` with an error result and goes on with the turn |
 | ``continues_after_empty_answer`` | asks the model to go on after an empty answer (``end_turn`` or ``stop_sequence`` with no text and no tool call), as the stop-reason docs suggest as a last resort |

@@ -110,7 +110,7 @@ def counterexample_text(scenario: Scenario, outcome: Outcome, problems: Sequence
     """A failure in about forty lines: the problems, the scenario as YAML (ready for
     ``scenarios/regressions/``) and the timeline, cut down around what went wrong."""
     yaml_text = dump_scenario(replace(scenario, name="regression", about=str(problems[0])[:200]))
-    timeline = [line for line in format_timeline(outcome).splitlines()[2:] if "✗" not in line and "⚠" not in line]
+    timeline = [line for line in format_timeline(outcome).splitlines()[2:] if not line.lstrip().startswith(("✗", "⚠"))]
     if len(timeline) > TIMELINE_LINES:
         timeline = timeline[: TIMELINE_LINES // 2] + ["  …"] + timeline[-TIMELINE_LINES // 2 :]
     return "\n".join([

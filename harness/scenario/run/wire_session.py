@@ -4,15 +4,22 @@ that is not mini_agent without writing an adapter."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import anthropic
 
 from harness.scenario.checks.budgets import budget_problems
 from harness.scenario.checks.invariants import run_invariants, wire_invariants
-from harness.scenario.fake_api.clients import async_client, sync_client
+from harness.scenario.fake_api.clients import (
+    async_client,
+    sdk_waits_on_scenario_clocks,
+    sync_client,
+)
 from harness.scenario.fake_api.rate_limits import enforce
 from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.fake_api.transport import (
     AsyncScenarioTransport,
     ScenarioTransport,
@@ -27,10 +34,11 @@ class WireSession:
     """The fake API of one scenario: ``client()``/``async_client()``, ``clock``, and
     ``next_turn()`` to move on to the next turn's replies."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, *, tool_map: Mapping[str, Any] | None = None) -> None:
         self.scenario = scenario
         self.clock = VirtualClock.starting_now()
         self.responder = Responder(clock=self.clock, threads=scenario.threads)
+        self.responder.tool_map = ToolMap(tool_map)  # the agent's names for the standard tools (ToolMapError)
         if scenario.limits is not None:
             enforce(self.responder, scenario.limits)
         self.turn_index = 0
@@ -39,15 +47,18 @@ class WireSession:
         self._start_turn()
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "WireSession":
-        return cls(load_scenario(path))
+    def from_file(cls, path: str | Path, *, tool_map: Mapping[str, Any] | None = None) -> "WireSession":
+        return cls(load_scenario(path), tool_map=tool_map)
 
     def client(self) -> anthropic.Anthropic:
-        """A sync SDK client bound to this session (SDK retries off)."""
+        """A sync SDK client bound to this session (SDK retries off; turned on with
+        ``with_options(max_retries=N)``, they wait on ``clock``)."""
+        sdk_waits_on_scenario_clocks()
         return sync_client(ScenarioTransport(self.responder))
 
     def async_client(self) -> anthropic.AsyncAnthropic:
-        """An async SDK client bound to this session (SDK retries off)."""
+        """An async SDK client bound to this session (as ``client``)."""
+        sdk_waits_on_scenario_clocks()
         return async_client(AsyncScenarioTransport(self.responder))
 
     def next_turn(self) -> None:
