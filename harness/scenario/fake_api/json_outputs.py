@@ -11,7 +11,8 @@ names an event lands where it did. Text that already is such JSON, or marked
 ``as_written``, is served as written. A reply it cannot so write is not for that agent
 (``capabilities``): a raw text block that is not such JSON, a fault placed by bytes (the
 JSON is longer), a schema it builds no value of, an empty answer (JSON is never empty:
-what an agent does after one is a question for a request without JSON outputs).
+what an agent does after one is a question for a request without JSON outputs), a fault
+that leaves a text that is not such JSON (a duplicated or swapped delta).
 
     output_schema(request) -> Mapping | None      the schema a request's text must meet
     unwritable(reply, request) -> str | None      why reply cannot be served to it as JSON
@@ -27,9 +28,12 @@ from typing import Any
 
 from harness.scenario.fake_api.json_schema import Unbuildable, breach, example
 from harness.wire.errors import HarnessError
+from harness.wire.faults.base import EventFault, RawFrame
 from harness.wire.faults.moving import names_bytes
+from harness.wire.planner import stream_events
 from harness.wire.replies import Reply
 from harness.wire.sse import text_pieces
+from harness.wire.sse_parse import final_message
 
 ASKS = "the request asks for JSON that meets its schema (output_config.format)"
 CUT_SHORT = ("max_tokens", "model_context_window_exceeded")
@@ -88,7 +92,28 @@ def _rewritten(reply: Reply, request: Any) -> Reply | None:
         raise Unwritable(f", and the fake API builds no value of it: {error}") from None
     if rewritten is not None and any(map(names_bytes, reply.faults)):
         raise Unwritable(": the text is written as JSON, longer, and a fault placed by bytes would land elsewhere")
+    if not cut:
+        _check_faulted(rewritten or reply, schema)
     return rewritten
+
+
+def _check_faulted(reply: Reply, schema: Mapping[str, Any]) -> None:
+    """Unwritable when the reply's event faults leave a message whose text is not such JSON
+    (a duplicated delta or block start, swapped deltas): served on purpose, it meets an
+    agent that trusts the guarantee where the API never does."""
+    changing = [fault for fault in reply.faults if isinstance(fault, EventFault) and not fault.breaks_message]
+    if not changing or reply.kind not in ("message", "events"):
+        return
+    try:
+        message = final_message([e for e in stream_events(reply, message_id="msg_check", model="m")
+                                 if not isinstance(e, RawFrame)])
+    except (ValueError, KeyError, TypeError, IndexError):
+        return  # no message comes: the stream is broken for every client, not the JSON
+    texts = [b.get("text", "") for b in message.get("content") or [] if isinstance(b, Mapping) and b.get("type") == "text"]
+    broken = next((text for text in texts if _free(text, schema)), None)
+    if broken is not None:
+        labels = ", ".join(fault.label() or fault.key for fault in changing)
+        raise Unwritable(f": the reply's fault ({labels}) leaves text that is not such JSON: {_shown(broken)}")
 
 
 def _message_written(reply: Reply, schema: Mapping[str, Any], cut: bool) -> Reply | None:
