@@ -52,7 +52,8 @@ class ReaderAgent:
     """Answers questions about the files under ``folder``; ``run_turn`` never raises."""
 
     harness_agent_name = "reader_agent"
-    harness_policies = {"retries": MAX_ATTEMPTS - 1, "gives_up_on_final_errors": True, "retry_is_invisible": True,
+    harness_policies = {"retries": MAX_ATTEMPTS - 1, "retries_as_the_sdks_do": True, "gives_up_on_final_errors": True,
+                        "retry_is_invisible": True,
                         "backoff_cap": 2.0 ** (MAX_ATTEMPTS - 2), "flags_tool_errors": True, "never_raises": True}
     tool_map = {"Read": {"name": "open_file", "input": {"file_path": "path", "offset": None, "limit": None}}}
 

@@ -11,7 +11,8 @@ FINAL = {400, 401, 402, 403, 404, 413}
 
 class CatAgent:
     tool_map = {"Read": {"name": "cat", "input": {"file_path": "filename", "offset": None, "limit": None}}}
-    harness_policies = {"retries": 5, "gives_up_on_final_errors": True, "retry_is_invisible": True}
+    harness_policies = {"retries": 5, "retries_as_the_sdks_do": True, "gives_up_on_final_errors": True,
+                        "retry_is_invisible": True}
 
     def __init__(self, client, folder, sleep, wall):
         self.client, self.folder, self.sleep, self.wall = client.with_options(max_retries=0), folder, sleep, wall

@@ -27,7 +27,7 @@ class _Base:
     @property
     def harness_policies(self) -> dict[str, Any]:
         """The choices this agent makes where the API leaves them open (harness policy names)."""
-        return {"retries": self.conversation.retries, "honours_max_retries": True, "gives_up_on_final_errors": True,
+        return {"retries": self.conversation.retries, "retries_as_the_sdks_do": True, "honours_max_retries": True, "gives_up_on_final_errors": True,
                 "timeout_result_is_data": True, "continues_after_cut_tool_call": True, "strict_tool_input": True,
                 "flags_tool_errors": True, "retry_is_invisible": True, "backoff_cap": LONGEST_WAIT,
                 "never_raises": True}

@@ -79,7 +79,7 @@ class MiniAgentUnderTest:
     """mini_agent as the harness drives it: turns, REPL commands and a renderer."""
 
     harness_agent_name = "mini_agent"
-    POLICIES = ("honours_max_retries", "gives_up_on_final_errors", "timeout_result_is_data",
+    POLICIES = ("retries_as_the_sdks_do", "honours_max_retries", "gives_up_on_final_errors", "timeout_result_is_data",
                 "continues_after_cut_tool_call", "strict_tool_input", "flags_tool_errors", "retry_is_invisible",
                 "never_raises")
     BACKOFF_CAP = 30.0  # its longest backoff when the server names no wait (DESIGN §3)

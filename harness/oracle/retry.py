@@ -41,6 +41,13 @@ def status_is_retryable(status: int, headers: Mapping[str, str]) -> bool:
     return status >= 500 or status in RETRYABLE_STATUSES
 
 
+def retried_by_the_sdks_only(status: int, headers: Mapping[str, str]) -> bool:
+    """Whether a response is retryable by the official SDKs' rule only, not by the errors
+    docs' transient statuses (429, the 5xx): a 408, a 409, or a status the docs call
+    final marked ``x-should-retry: true``."""
+    return status_is_retryable(status, headers) and not (status >= 500 or status == 429)
+
+
 def error_type_is_transient(error_type: str) -> bool:
     """Whether an ``event: error`` of this type may be retried."""
     return error_type in TRANSIENT_ERROR_TYPES

@@ -17,6 +17,7 @@ from hypothesis.strategies import SearchStrategy
 from harness.oracle.retry import (
     error_type_is_transient,
     requested_wait,
+    retried_by_the_sdks_only,
     status_is_retryable,
 )
 from harness.strategies.built import BOOLEANS, integers, once, texts
@@ -61,6 +62,7 @@ class Effect:
     retryable: bool
     seconds: float = 0.0  # virtual time that passes before the failure shows (timeouts, stalls)
     retry_after: float | None = None  # what the server asks for
+    sdk_rule_only: bool = False  # retryable by the official SDKs' rule only (a 408, a 409, x-should-retry: true)
 
 
 def fault_effect(reply: Reply, *, timeout: float = READ_TIMEOUT) -> Effect:
@@ -69,8 +71,9 @@ def fault_effect(reply: Reply, *, timeout: float = READ_TIMEOUT) -> Effect:
         slow = reply.connection in ("connect_timeout", "read_timeout")
         return Effect(True, timeout if slow else 0.0)
     if reply.error is not None:
-        retryable = status_is_retryable(api_error(reply.error).status, reply.headers)
-        return Effect(retryable, 0.0, requested_wait(reply.headers, received_at=EPOCH_ORIGIN))
+        status = api_error(reply.error).status
+        return Effect(status_is_retryable(status, reply.headers), 0.0, requested_wait(reply.headers, received_at=EPOCH_ORIGIN),
+                      retried_by_the_sdks_only(status, reply.headers))
     error_event, stall = reply.fault(ErrorEvent), reply.fault(Stall)
     if error_event is not None:
         return Effect(error_type_is_transient(error_event.type))

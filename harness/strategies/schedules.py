@@ -179,7 +179,8 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
     served: list[Reply] = []
     positions: list[int] = []
     budget = 0.0
-    retried = cut = parser = False
+    cut = parser = False
+    retries: tuple[str, ...] = ()  # the retry policies the faults retried so far ask for
     for faults_before, answer in zip(slots, answers):
         attempt, elapsed = 0, 0.0
         for fault in faults_before:
@@ -191,15 +192,15 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
             delay = effect.retry_after if effect.retry_after is not None else min(30.0, 2.0 ** (attempt - 1))
             gives_up = fault.headers.get("retry-after") == GIVE_UP_RETRY_AFTER
             if not effect.retryable or attempt > max_retries or gives_up:
-                before = (("retries",) if retried else ()) + (("continues_after_cut_tool_call",) if cut else ())
+                before = retries + (("continues_after_cut_tool_call",) if cut else ())
                 if gives_up and effect.retryable and attempt <= max_retries:
                     needs: tuple[str, ...] = ("mini_agent",)
                 elif effect.retryable:  # one retry too many: how many is the scenario's max_retries
-                    needs = tuple(n for n in before if n != "retries") + ("honours_max_retries",)
+                    needs = tuple(n for n in before if n not in RETRY_POLICIES) + ("honours_max_retries",)
                 else:
                     needs = before + (() if _final_for_every_agent(fault) else ("gives_up_on_final_errors",))
                 return Schedule(tuple(served), len(served), "error", budget, tuple(positions), needs=_of_parser(needs, parser))
-            retried = True
+            retries = tuple(dict.fromkeys((*retries, *RETRY_POLICIES[: 2 if effect.sdk_rule_only else 1])))
             elapsed += delay
             budget = max(budget, elapsed)
         positions.append(len(served))
@@ -208,11 +209,15 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
         if len(continued(answer)) > 1:  # an agent may ask the model to go on: the continuation is there, unused by mini_agent
             return Schedule((*served, CONTINUATION), len(served), end, budget, tuple(positions), needs=("mini_agent",))
         if end is not None:
-            needs = (("retries",) if retried else ()) + (("continues_after_cut_tool_call",) if cut else ())
+            needs = retries + (("continues_after_cut_tool_call",) if cut else ())
             return Schedule(tuple(served), len(served), end, budget, tuple(positions), needs=_of_parser(needs, parser))
         cut = cut or (answer.message or {}).get("stop_reason") == "max_tokens"  # a tool call cut short: the turn went on
     raise AssertionError("the last answer of a schedule must end the turn")
 
+
+RETRY_POLICIES = ("retries", "retries_as_the_sdks_do")
+"""What an agent declares that retries a failure: any transient one, and also what only the
+official SDKs' rule retries (a 408, a 409, ``x-should-retry: true``)."""
 
 CONTINUATION = Reply(message={"text": " and so on."})
 """The model going on after an answer cut by ``max_tokens`` or an empty one, for an agent

@@ -64,6 +64,7 @@ from harness.scenario.fake_api.served import (
     failed,
     fatal,
     rejected_as_invalid,
+    sdk_rule_only,
     served_message,
 )
 from harness.scenario.format.problem import Kind, Problem
@@ -140,6 +141,9 @@ def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:
     if not requests:
         return None
     last = requests[-1]
+    if failed(last) and not fatal(last) and sdk_rule_only(last):
+        return ("retries_as_the_sdks_do", f"it stopped at a {last.plan.status if last.plan else ''}, which the official "
+                "SDKs retry and the errors docs do not call transient (whether to retry it is its own policy)")
     if failed(last) and not fatal(last):
         return "retries", "it stopped retrying a transient failure (how often to retry is its own policy)"
     message = served_message(last)

@@ -67,8 +67,9 @@ def unmet_policy(name: str, policies: Mapping[str, Any], replies: Iterable[Reply
     """Why a scenario's ``policies.NAME`` block is not checked for this agent, or None."""
     if name not in policies:
         return f"the agent does not declare {name}"
-    if name == "retries" and policies[name] < (needed := needed_retries(replies)):
-        return f"the agent retries {policies[name]} times at most; the turn needs {needed}"
+    count = policies.get("retries")
+    if name in ("retries", "retries_as_the_sdks_do") and count is not None and count < (needed := needed_retries(replies)):
+        return f"the agent retries {count} times at most; the turn needs {needed}"
     return None
 
 

@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.oracle.retry import error_type_is_transient, status_is_retryable
+from harness.oracle.retry import (
+    error_type_is_transient,
+    retried_by_the_sdks_only,
+    status_is_retryable,
+)
 from harness.scenario.fake_api.exchange import Exchange
 from harness.wire.api_errors import api_error
 from harness.wire.faults.bad_data import BadData
@@ -83,6 +87,14 @@ def fatal(request: Exchange) -> bool:
         return not status_is_retryable(plan.status, plan.headers)
     error_event = reply.fault(ErrorEvent)
     return error_event is not None and not error_type_is_transient(error_event.type)
+
+
+def sdk_rule_only(request: Exchange) -> bool:
+    """Whether the request's failure is retried by the official SDKs' rule only (a 408, a
+    409, a final status marked ``x-should-retry: true``): ``retries_as_the_sdks_do``."""
+    plan = request.plan
+    return (request.reply is not None and request.reply.error is not None and plan is not None
+            and plan.connection is None and retried_by_the_sdks_only(plan.status, plan.headers))
 
 
 def transient(reply: Reply) -> bool:

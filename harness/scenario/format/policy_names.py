@@ -6,7 +6,8 @@ for an agent that declares the policy and listed as not checked for any other.
 
 | policy | what an agent that declares it does |
 |---|---|
-| ``retries: N`` | retries a transient failure (529, 429, 408, 409, a 5xx, any status marked ``x-should-retry: true``, a lost, refused or timed-out connection, a broken, stalled or unfinished stream: the official SDKs' rule) until the answer comes, up to N retries of one request; a turn that needs more is not checked |
+| ``retries: N`` | retries a transient failure (529, 429, a 5xx, a lost, refused or timed-out connection, a broken, stalled or unfinished stream: the errors docs' transient failures) until the answer comes, up to N retries of one request; a turn that needs more is not checked |
+| ``retries_as_the_sdks_do`` | also retries what the official SDKs retry beyond those: a 408, a 409, and any status marked ``x-should-retry: true`` |
 | ``honours_max_retries`` | takes a scenario's ``settings.max_retries`` as its number of retries: retries a transient failure that often, no more, no fewer |
 | ``gives_up_on_final_errors`` | sends nothing more in a turn after a 400, 401, 402, 403, 404 or 413 (not marked ``x-should-retry: true``) |
 | ``timeout_result_is_data`` | gives a command that outlived its timeout back as a tool result that is not an error |
@@ -40,6 +41,7 @@ class PolicyKind:
 
 POLICIES = {kind.name: kind for kind in (
     PolicyKind("retries", "retries a transient failure until the answer comes", "retries of one request at most"),
+    PolicyKind("retries_as_the_sdks_do", "also retries a 408, a 409 and a status marked x-should-retry: true"),
     PolicyKind("honours_max_retries", "retries a transient failure as often as settings.max_retries says, no more"),
     PolicyKind("gives_up_on_final_errors", "sends nothing more in a turn after a 400, 401, 402, 403, 404 or 413"),
     PolicyKind("timeout_result_is_data", "gives a timed-out command back as a tool result that is not an error"),
