@@ -171,6 +171,19 @@ def test_a_side_reply_that_cannot_answer_its_request_is_the_declarations_mistake
     mistakes = [str(p) for p in outcome.problems if p.kind is Kind.FILE_MISTAKE]
     assert mistakes and mistakes[0].startswith("harness_side_requests[0]: its reply cannot answer request 1"), mistakes
 
+    class ReadByItsStandardName(RoutedCareful):
+        harness_side_requests = [{"when": {"model": "claude-haiku-4-5"}, "reply": {"tool_use": {"name": "Read", "input": {
+            "file_path": "README.md"}}}}]
+
+        def run_turn(self, text: str) -> TurnOutcome:
+            self.client.messages.create(model="claude-haiku-4-5", max_tokens=64, tools=[ROUTE],
+                                        messages=[{"role": "user", "content": text}])
+            return CarefulAgent.run_turn(self, text)
+
+    outcome = run_scenario(load_scenario(LIBRARY / "http" / "overloaded_then_success.yaml"), agent=ReadByItsStandardName)
+    mistakes = [str(p) for p in outcome.problems if p.kind is Kind.FILE_MISTAKE]
+    assert any("calls the agent's tools by the names its request declares" in m for m in mistakes), mistakes
+
 
 @pytest.mark.parametrize(("declared", "message"), [
     ({"when": {"model": "x"}}, "must be a list"),

@@ -31,7 +31,11 @@ from harness.scenario.checks.budgets import budget_problems
 from harness.scenario.checks.outcome import Outcome, TurnResult
 from harness.scenario.checks.policies import unmet_policy
 from harness.scenario.checks.silences import idle_problems
-from harness.scenario.checks.wire_view import ToolExchange, tool_exchanges, wire_end
+from harness.scenario.checks.wire_view import (
+    ToolExchange,
+    tool_exchanges,
+    turn_wire_end,
+)
 from harness.scenario.format.problem import Kind, Problem
 from harness.wire.replies import Reply
 
@@ -109,7 +113,7 @@ def _wire_problems(turn: TurnResult, expect: dict[str, Any], exchanges: list[Too
     if "requests" in expect and len(turn.requests) != expect["requests"]:
         problems.append(Unmet("requests", f"requests: expected {expect['requests']}, the agent made {len(turn.requests)}"))
     if "end" in expect and expect["end"] not in AGENT_ONLY_ENDS:
-        ended = wire_end(turn.requests, interrupted=turn.interrupted)
+        ended = turn_wire_end(turn)
         if ended != expect["end"]:
             problems.append(Unmet("end", f"end: expected {expect['end']}, the turn ended with {ended} (as the wire shows it)"))
     numbers = {r.number for r in turn.requests}

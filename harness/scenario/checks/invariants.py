@@ -55,7 +55,7 @@ from harness.scenario.checks.wire_view import (
     retry_waits,
     side_conversations,
     tools_run_on_broken_input,
-    wire_end,
+    turn_wire_end,
 )
 from harness.scenario.fake_api.conversation import relation, resends
 from harness.scenario.fake_api.exchange import Exchange
@@ -92,7 +92,7 @@ def _turn_invariants(outcome: Outcome, turn: TurnResult, replies: Sequence[Reply
     def problem(text: str) -> None:
         found.problems.append(Problem(text, Kind.INVARIANT, turn=turn.number))
 
-    end = wire_end(turn.requests, interrupted=turn.interrupted)
+    end = turn_wire_end(turn)
     answered = end == "end_turn" and served_message(turn.requests[-1]) is not None  # not only for a lenient reader
     if turn.raised and not turn.cancelled and (never_raises or answered):
         problem(f"{where}: run_turn raised {turn.raised}" + ("" if never_raises else " after the answer came"))

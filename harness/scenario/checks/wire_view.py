@@ -110,8 +110,10 @@ def conversations(requests: list[Exchange]) -> list[list[Exchange]]:
     """The requests of one session told apart by conversation, each in arrival order. A
     request joins the conversation whose answer its message thread continues, else the
     latest one it retries or follows up, else the latest one it rewrites (the same
-    ``system`` and first message); otherwise it starts a new one (a sub-agent, a
-    parallel conversation). A body that is not JSON joins the latest conversation."""
+    ``system`` and first message, unless it holds that message alone where the other had
+    grown: a sub-agent asked the same task again starts over); otherwise it starts a new
+    one (a sub-agent, a parallel conversation). A body that is not JSON joins the latest
+    conversation."""
     groups: list[list[Exchange]] = []
     answered: dict[str, list[Exchange]] = {}
     for request in requests:
@@ -120,7 +122,8 @@ def conversations(requests: list[Exchange]) -> list[list[Exchange]]:
         if group is None and not isinstance(request.body, dict):
             group = groups[-1] if groups else None
         group = group or next((g for g in reversed(groups) if relation(g[-1].whole, request.whole) != "rewrite"), None)
-        group = group or next((g for g in reversed(groups) if same_start(g[-1].whole, request.whole)), None)
+        group = group or next((g for g in reversed(groups) if same_start(g[-1].whole, request.whole)
+                               and not _starts_over(g[-1].whole, request.whole)), None)
         if group is None:
             groups.append(group := [])
         group.append(request)
@@ -128,6 +131,12 @@ def conversations(requests: list[Exchange]) -> list[list[Exchange]]:
         if message is not None:
             answered[str(message.get("id"))] = group
     return groups
+
+
+def _starts_over(before: Any, after: Any) -> bool:
+    """Whether ``after`` holds one message where ``before`` had grown beyond it."""
+    sent = [body.get("messages") if isinstance(body, dict) else None for body in (before, after)]
+    return all(isinstance(m, list) for m in sent) and len(sent[1]) == 1 < len(sent[0])
 
 
 def side_conversations(requests: list[Exchange]) -> list[list[Exchange]]:
@@ -169,6 +178,20 @@ def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
         return "error"
     stop = message.get("stop_reason") or "end_turn"
     return END_ALIASES.get(stop, stop)
+
+
+def turn_wire_end(turn: Any) -> str:
+    """How a turn (a ``TurnResult``) ended as the wire tells it: its conversation's end
+    (``wire_end``), unless a side request after the conversation's last one ended it:
+    Ctrl+C while it streamed (``interrupted``), or a failure while the conversation waited
+    on a tool call (``error``: a sub-agent's request the agent gave up on)."""
+    end = wire_end(turn.requests, interrupted=turn.interrupted)
+    side = turn.side_requests[-1] if turn.side_requests else None
+    if side is None or (turn.requests and side.number < turn.requests[-1].number) or side.plan is None:
+        return end
+    if side.plan.ending == "interrupt":
+        return "interrupted"
+    return "error" if end == "tool_use" and failed(side) else end
 
 
 def answer_taken(request: Exchange, requests: list[Exchange]) -> bool:

@@ -47,7 +47,9 @@ class SideRequests(Policy):
         unmet = unmet_need(reply, record.whole, ToolMap())
         if unmet is not None and rule.where not in self._told:
             self._told.add(rule.where)
-            self.problems.append(Problem(f"{rule.where}: its reply cannot answer request {record.number}: {unmet}",
+            names = " (a side reply calls the agent's tools by the names its request declares, not Read, Write, Bash)"
+            self.problems.append(Problem(f"{rule.where}: its reply cannot answer request {record.number}: {unmet}"
+                                         + (names if "the agent has no tool that" in unmet else ""),
                                          Kind.FILE_MISTAKE, request=record.number))
         return reply
 

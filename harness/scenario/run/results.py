@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.scenario.checks.outcome import Outcome, TurnResult
-from harness.scenario.checks.wire_view import tool_exchanges, wire_end
+from harness.scenario.checks.wire_view import tool_exchanges, turn_wire_end
 from harness.scenario.fake_api.exchange import Exchange
 from harness.scenario.fake_api.served import failed
 from harness.scenario.format.model import DEFAULT_MODEL, Scenario
@@ -111,7 +111,7 @@ def _turn(outcome: Outcome, turn: TurnResult, failing: bool) -> dict[str, Any]:
     return {
         "number": turn.number, "label": turn.label, "user": turn.user, "line": spec.line if spec else None,
         "first_mark": turn.first_mark, "last_mark": turn.last_mark, "failing": failing,
-        "end": wire_end(turn.requests, interrupted=turn.interrupted), "agent_end": turn.end,
+        "end": turn_wire_end(turn), "agent_end": turn.end,
         "interrupted": turn.interrupted, "raised": turn.raised,
         "interrupt": {"tool": spec.interrupt.tool, "at_event": spec.interrupt.at_event, "close": spec.interrupt.close}
         if spec is not None and spec.interrupt is not None else None,

@@ -192,7 +192,7 @@ def _drive_turn(
         emit(command_output)
     else:
         renderer = agent.renderer() if hasattr(agent, "renderer") else None
-        for event in _events(agent, driver, turn, record):
+        for event in _events(agent, driver, turn, record, responder.tool_map):
             record.events.append((responder.clock.now(), responder.clock.mark(), event))
             if renderer is not None:
                 emit(renderer.render(event))
@@ -206,8 +206,9 @@ def _drive_turn(
     return record
 
 
-def _events(agent: Any, driver: TurnDriver, turn: Turn, record: TurnResult) -> Iterator[Any]:
-    """The turn's events, with the scenario's interrupt applied; never raises."""
+def _events(agent: Any, driver: TurnDriver, turn: Turn, record: TurnResult, tool_map: ToolMap) -> Iterator[Any]:
+    """The turn's events, with the scenario's interrupt applied (``tool: Bash`` at the call
+    of the agent's tool for that role, or of a tool so named); never raises."""
     interrupt = turn.interrupt
     try:
         turn_events = driver.start(agent, turn.user)
@@ -218,7 +219,7 @@ def _events(agent: Any, driver: TurnDriver, turn: Turn, record: TurnResult) -> I
         for event in iterator:
             count += 1
             yield event
-            if interrupt and not record.interrupted and _hits(interrupt, count, event):
+            if interrupt and not record.interrupted and _hits(interrupt, count, event, tool_map):
                 record.interrupted = True
                 if interrupt.close or not hasattr(turn_events, "throw"):
                     getattr(turn_events, "close", lambda: None)()
@@ -233,10 +234,10 @@ def _events(agent: Any, driver: TurnDriver, turn: Turn, record: TurnResult) -> I
         record.cancelled = driver.cancelled
 
 
-def _hits(interrupt: Any, count: int, event: Any) -> bool:
+def _hits(interrupt: Any, count: int, event: Any, tool_map: ToolMap) -> bool:
     if interrupt.at_event is not None:
         return count == interrupt.at_event
-    return isinstance(event, ToolCall) and event.name == interrupt.tool
+    return isinstance(event, ToolCall) and event.name in (interrupt.tool, tool_map.agent_name(interrupt.tool))
 
 
 def _snapshot(workspace: Path) -> dict[str, str | None]:
