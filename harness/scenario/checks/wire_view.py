@@ -5,6 +5,7 @@ kept in its history."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +107,9 @@ def _served_again(requests: list[Exchange], tool_use_id: str, after: int, before
     )
 
 
+_FAMILY = re.compile(r"opus|sonnet|haiku")
+
+
 def conversations(requests: list[Exchange]) -> list[list[Exchange]]:
     """The requests of one session told apart by conversation, each in arrival order. A
     request joins the conversation whose answer its message thread continues, else the
@@ -152,12 +156,23 @@ def side_conversations(requests: list[Exchange]) -> list[list[Exchange]]:
 
 def retry_waits(requests: list[Exchange]) -> list[tuple[Exchange, Exchange, float]]:
     """``(failed request, the next request, seconds between them)``: from when the failed
-    answer was over to when the next request arrived."""
+    answer was over to when the next request arrived; not for a next request to a model of
+    another family (a fallback model: the rate limits are pooled by model family, and an
+    overloaded model is that model)."""
     return [
         (before, after, max(0.0, after.time - (before.finished if before.finished is not None else before.time)))
         for before, after in zip(requests, requests[1:])
-        if failed(before)
+        if failed(before) and _family(before) == _family(after)
     ]
+
+
+def _family(request: Exchange) -> str | None:
+    """The model family a request asks (``opus``, ``sonnet``, ``haiku``; else its model)."""
+    model = request.body.get("model") if isinstance(request.body, dict) else None
+    if not isinstance(model, str):
+        return None
+    found = _FAMILY.search(model)
+    return found.group(0) if found else model
 
 
 def wire_end(requests: list[Exchange], *, interrupted: bool = False) -> str:
