@@ -27,7 +27,7 @@ from harness.wire.api_errors import api_error
 from harness.wire.faults import interrupt
 from harness.wire.faults.base import sampled
 from harness.wire.faults.error_event import ErrorEvent
-from harness.wire.replies import Reply
+from harness.wire.replies import Reply, empty_answer
 
 MAX_RETRIES = 5
 """The retry limit a schedule foretells for when it is given none."""
@@ -231,13 +231,6 @@ def continued(answer: Reply) -> tuple[Reply, ...]:
     end = turn_end(answer)
     empty = end in ("end_turn", "stop_sequence") and empty_answer(answer.message or {})
     return (answer, CONTINUATION) if end == "max_tokens" or empty else (answer,)
-
-
-def empty_answer(message: dict[str, Any]) -> bool:
-    """An answer with no text but whitespace and no block of any other kind: the "empty
-    response" the stop-reason docs tell a client it may ask to go on from (with
-    ``end_turn``; one that hit a stop sequence at once is as empty)."""
-    return not any(message.get(key) for key in ("tool_use", "content", "thinking")) and not str(message.get("text") or "").strip()
 
 
 def _of_parser(needs: tuple[str, ...], parser: bool) -> tuple[str, ...]:

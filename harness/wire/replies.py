@@ -16,6 +16,13 @@ CONNECTION_FAULTS = ("refused", "connect_timeout", "read_timeout", "empty", "gar
 F = TypeVar("F", bound=Fault)
 
 
+def empty_answer(message: dict[str, Any]) -> bool:
+    """A message spec with no text but whitespace and no block of any other kind: the
+    "empty response" the stop-reason docs tell a client it may ask to go on from (with
+    ``end_turn``; one that hit a stop sequence at once is as empty)."""
+    return not any(message.get(key) for key in ("tool_use", "content", "thinking")) and not str(message.get("text") or "").strip()
+
+
 @dataclass(frozen=True)
 class Reply:
     """One answer to one request. Exactly one of ``message``, ``events``, ``error``,

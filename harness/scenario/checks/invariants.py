@@ -142,8 +142,8 @@ def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:
         return None
     last = requests[-1]
     if failed(last) and not fatal(last) and sdk_rule_only(last):
-        return ("retries_as_the_sdks_do", f"it stopped at a {last.plan.status if last.plan else ''}, which the official "
-                "SDKs retry and the errors docs do not call transient (whether to retry it is its own policy)")
+        return ("retries_as_the_sdks_do", f"it stopped at a {last.plan.status}, which the official SDKs retry and "  # type: ignore[union-attr]
+                "the errors docs do not call transient (whether to retry it is its own policy)")
     if failed(last) and not fatal(last):
         return "retries", "it stopped retrying a transient failure (how often to retry is its own policy)"
     message = served_message(last)

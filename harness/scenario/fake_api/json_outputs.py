@@ -31,7 +31,7 @@ from harness.wire.errors import HarnessError
 from harness.wire.faults.base import EventFault, RawFrame
 from harness.wire.faults.moving import names_bytes
 from harness.wire.planner import stream_events
-from harness.wire.replies import Reply
+from harness.wire.replies import Reply, empty_answer
 from harness.wire.sse import text_pieces
 from harness.wire.sse_parse import final_message
 
@@ -125,8 +125,7 @@ def _message_written(reply: Reply, schema: Mapping[str, Any], cut: bool) -> Repl
     text = message.get("text")
     if not isinstance(text, str) or not _free(text, schema):
         return None
-    alone = not any(message.get(key) for key in ("tool_use", "content", "thinking"))
-    if not text.strip() and alone and reply.stop_reason in (None, "end_turn", "stop_sequence"):
+    if empty_answer(message) and reply.stop_reason in (None, "end_turn", "stop_sequence"):
         raise Unwritable(": the reply is an empty answer, and the API's JSON is never empty (whether an agent asks "
                          "the model to go on after one is for a request without JSON outputs)")
     own = text_pieces(text)
