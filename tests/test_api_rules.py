@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from harness.oracle import Violation, check_history, check_request, error_body
 from harness.oracle.blocks import block_shape
+from harness.oracle.conversations import ConversationChecker
 from harness.oracle.fields import FIELD_RULES
 from harness.oracle.message_rules import (
     BLOCK_RULES,
@@ -374,6 +375,40 @@ def test_four_cache_control_blocks_pass() -> None:
     mark = {"cache_control": {"type": "ephemeral"}}
     body = request(user({**text("a"), **mark}, {**text("b"), **mark}), system=[{**text("s"), **mark}, {**text("t"), **mark}])
     assert check_request(body) == []
+
+
+TTL_ORDER = ("cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. "
+             "Note that blocks are processed in the following order: `tools`, `system`, `messages`.")
+HOUR, FIVE, PLAIN = ({"cache_control": {"type": "ephemeral", "ttl": "1h"}}, {"cache_control": {"type": "ephemeral", "ttl": "5m"}},
+                     {"cache_control": {"type": "ephemeral"}})
+READ_TOOL = {"name": "Read", "input_schema": {"type": "object"}}
+
+
+@pytest.mark.parametrize(("body", "at"), [
+    (request(user({**text("a"), **FIVE}, {**text("b"), **HOUR})), "messages.0.content.1"),
+    (request(user({**text("a"), **PLAIN}), assistant(text("ok")), user({**text("b"), **HOUR})), "messages.2.content.0"),
+    (request(user({**text("a"), **HOUR}), system=[{**text("s"), **PLAIN}]), "messages.0.content.0"),
+    (request(user("Hi"), tools=[{**READ_TOOL, **PLAIN}], system=[{**text("s"), **HOUR}]), "system.0"),
+    (request(user("Hi"), assistant(tool_use("toolu_A")), user({**tool_result("toolu_A"), "content": [{**text("b"), **HOUR}]}),
+             tools=[{**READ_TOOL, **FIVE}]), "messages.2.content.0.content.0"),
+])
+def test_a_one_hour_cache_block_after_a_five_minute_one_is_rejected(body: dict[str, Any], at: str) -> None:
+    """The live API's 400 (2026): blocks are processed tools, system, messages; no ttl is 5 minutes."""
+    assert only(check_request(body)) == f"{at}.{TTL_ORDER}"
+
+
+def test_one_hour_cache_blocks_before_five_minute_ones_pass() -> None:
+    body = request(user({**text("a"), **HOUR}, {**text("b"), **PLAIN}), assistant(text("ok")), user({**text("c"), **FIVE}),
+                   tools=[{**READ_TOOL, **HOUR}])
+    assert check_request(body) == []
+
+
+def test_the_ttl_order_holds_for_a_conversation_read_from_where_it_was() -> None:
+    checker = ConversationChecker()
+    first = request(user({**text("a"), **PLAIN}), assistant(text("ok")), user("b"))
+    assert checker.check_request(first) == []
+    grown = request(*first["messages"], assistant(text("ok")), user({**text("c"), **HOUR}))
+    assert only(checker.check_request(grown)) == f"messages.4.content.0.{TTL_ORDER}" == only(check_request(grown))
 
 
 def test_unknown_block_types_pass() -> None:

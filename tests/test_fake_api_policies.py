@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.oracle import check_request
+from harness.oracle.fields import required_fields
 from harness.scenario.fake_api.clients import scenario_clients, sync_client
 from harness.scenario.fake_api.policy import Pending, Policy, Refusal
 from harness.scenario.fake_api.responder import Responder
@@ -85,6 +86,18 @@ def test_the_sdk_gets_a_bad_request_error_for_a_block_that_is_not_an_object() ->
     assert responder.unused == []  # the refusal took no reply of the scenario
 
 
+def test_a_message_request_without_max_tokens_gets_the_apis_400_and_token_counting_needs_none() -> None:
+    """The live API's answer (2026): ``max_tokens: Field required``; the saved-conversation
+    checker and ``count_tokens`` take a body without it."""
+    body = {"model": MODEL, "messages": [user("Hi")]}
+    responder = Responder([HELLO])
+    assert answer(responder, body) == (400, "max_tokens: Field required")
+    assert responder.unused == [HELLO] and str(responder.problems[0]) == "request 1: max_tokens: Field required"
+    assert check_request(body) == []
+    assert sync_client(ScenarioTransport(responder)).messages.count_tokens(**body).input_tokens > 0
+    assert answer(responder, body | {"max_tokens": 100}) == (200, "")
+
+
 def test_thinking_sent_back_to_another_model_is_refused_and_to_its_own_model_is_not() -> None:
     responder = Responder([THOUGHT, HELLO])
     assert answer(responder, request(user("Hi")))[0] == 200
@@ -126,7 +139,7 @@ def test_any_json_conversation_is_answered_never_raised_on(messages: list[Any]) 
     json_scalars | json_values))
 def test_any_json_request_body_is_answered_never_raised_on(fields: dict[str, Any]) -> None:
     status, said = answer(Responder([HELLO]), fields)
-    found = check_request(fields)
+    found = required_fields(fields) + check_request(fields)
     assert (status, said) == ((400, found[0].api_text) if found else (200, ""))
 
 

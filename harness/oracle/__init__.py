@@ -64,7 +64,8 @@ Validation, reported before the rules above (``fields``, ``blocks``; pydantic's 
 - ``model``, ``max_tokens``, ``temperature``, ``top_p``, ``top_k``, ``thinking``'s
   ``budget_tokens`` (1,024 at least): types and ranges
   (``temperature: Input should be less than or equal to 1`` …), when present; -1, the
-  legacy "unset" value, is the model's to judge
+  legacy "unset" value, is the model's to judge; ``max_tokens: Field required`` only
+  for a message request the fake API receives (``fields.required_fields``)
 - ``messages.0: use the top-level 'system' parameter …`` (a system message may follow
   a user turn, not open the conversation)
 - known blocks' required string fields (``messages.N.content.K.text.text: Input should
@@ -78,6 +79,8 @@ Request (``check_request`` only)
 - ``tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`` /
   ``String should have at most 128 characters``; ``tools: Tool names must be unique.``
 - ``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path)
+- ``….cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m'
+  cache_control block. …`` -- in the order ``tools``, ``system``, ``messages``; no ``ttl`` is 5 min
 
 Betas (``check_request(body, betas=[…])`` only: a beta in ``betas.BETAS`` lifts them)
 - ```max_tokens` must be greater than `thinking.budget_tokens`. …`` (no path) -- lifted

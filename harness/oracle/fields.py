@@ -28,7 +28,12 @@ in 2025), newer ones answer ``top_p cannot be set to -1 for this model.`` (Claud
 August 2025; Haiku 4.5, Sonnet 4.5 and 4.6 in 2026) and ```temperature` cannot be set to
 -1 for this model`` (Haiku 4.5, 2026). A body-only checker cannot tell: it accepts -1.
 
-Unknown fields pass: the API grows fields faster than any list of them.
+Unknown fields pass: the API grows fields faster than any list of them. A field's absence
+is judged only where the body is a message request sent to the API (``required_fields``,
+the fake API's ``POST /v1/messages``): ``max_tokens: Field required`` -- the live API's
+answer to a request without it (2026); token counting takes none, and a saved
+conversation is judged without it. ``model`` is required too, but no real text of its
+absence was found: it is not judged.
 """
 
 from __future__ import annotations
@@ -110,6 +115,15 @@ def thinking_budget_at_least_the_minimum(name: str, value: Any) -> list[Violatio
     if problem or budget >= THINKING_BUDGET_FLOOR:
         return []
     return [Violation(f"{name}.enabled.budget_tokens", wording.GREATER_EQUAL.format(limit=THINKING_BUDGET_FLOOR))]
+
+
+REQUIRED_TO_CREATE = ("max_tokens",)
+"""The fields a message request (``POST /v1/messages``) must hold, each with a real text of its absence."""
+
+
+def required_fields(body: Mapping[str, Any]) -> list[Violation]:
+    """``max_tokens: Field required``: the fields of ``REQUIRED_TO_CREATE`` a message request lacks."""
+    return [Violation(name, wording.FIELD_REQUIRED) for name in REQUIRED_TO_CREATE if name not in body]
 
 
 FIELD_RULES: dict[str, Callable[[str, Any], list[Violation]]] = {

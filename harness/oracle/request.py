@@ -26,6 +26,7 @@ from harness.oracle.betas import lifted_rules
 from harness.oracle.fields import field_violations, integer_problem
 from harness.oracle.messages import HistoryPass, content_blocks
 from harness.oracle.signatures import signed_by_the_requested_model
+from harness.oracle.tallies import CacheTtls
 from harness.oracle.thinking_kept import thinking_opens_the_tool_loop
 from harness.oracle.wording import Violation
 
@@ -206,9 +207,25 @@ def file_sources_need_the_files_beta(body: Mapping[str, Any], history: HistoryPa
     ]
 
 
+def cache_ttls_in_order(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
+    """``messages.0.content.4.cache_control.ttl: a ttl='1h' cache_control block must not
+    come after a ttl='5m' cache_control block. Note that blocks are processed in the
+    following order: `tools`, `system`, `messages`.`` (the live API, 2026; the prompt
+    caching docs: "cache entries with longer TTL must appear before shorter TTLs"; no
+    ``ttl`` is 5 min). The path of a 1 h block in ``tools`` or ``system`` is written as
+    the one of a message's block."""
+    outside = CacheTtls()
+    for key in ("tools", "system"):
+        for n, block in enumerate(body[key] if isinstance(body.get(key), list) else []):
+            outside.note(f"{key}.{n}", block)
+    inside = history.tally.ttls if history is not None else CacheTtls()
+    late = outside.long_after_short or (inside.first_long if outside.first_short else None) or inside.long_after_short
+    return [Violation(f"{late}.cache_control.ttl", wording.TTL_ORDER)] if late else []
+
+
 REQUEST_RULES: tuple[RequestRule, ...] = (
     thinking_without_a_forced_tool, messages_rules, thinking_enabled_for_final_thinking, tool_names_match_pattern,
-    tool_names_unique, cache_control_limit,
+    tool_names_unique, cache_control_limit, cache_ttls_in_order,
 )
 BETA_RULES: tuple[RequestRule, ...] = (file_sources_need_the_files_beta, thinking_budget_below_max_tokens)
 """The rules a beta lifts (``betas.BETAS``, each beta's ``lifts``), run after the fields."""

@@ -3,6 +3,9 @@
 
     cache_controls   blocks carrying ``cache_control`` (a block's own list ``content`` too),
                      for ``request.cache_control_limit``
+    ttls             the path of the first block cached for 1 h, of the first cached for
+                     5 min (``ttl`` "5m" or none), and of the first 1 h one after a 5 min
+                     one, for ``request.cache_ttls_in_order``
     file_sources     (path, type) of each block whose ``source`` is an uploaded file
                      (tool_result content too), for ``request.file_sources_need_the_files_beta``
     signed           (message, block, signature) of each thinking block with a string
@@ -26,10 +29,37 @@ _MAPPING = (dict, Mapping)
 
 
 @dataclass(slots=True)
+class CacheTtls:
+    """Where the blocks marked with ``cache_control`` ask for 1 h and for 5 min, in the
+    order the API processes them (``tools``, ``system``, ``messages``)."""
+
+    first_long: str | None = None
+    first_short: str | None = None
+    long_after_short: str | None = None
+
+    def note(self, at: str, block: Any) -> None:
+        """Note the block at path ``at`` (any JSON: only an object with a ``cache_control`` object counts)."""
+        mark = block.get("cache_control") if isinstance(block, _MAPPING) else None
+        if not isinstance(mark, _MAPPING):
+            return
+        if mark.get("ttl", "5m") == "1h":
+            self.first_long = self.first_long or at
+            if self.first_short is not None:
+                self.long_after_short = self.long_after_short or at
+        elif mark.get("ttl", "5m") == "5m":
+            self.first_short = self.first_short or at
+
+    def copy(self) -> CacheTtls:
+        """The same notes, to go on from."""
+        return CacheTtls(self.first_long, self.first_short, self.long_after_short)
+
+
+@dataclass(slots=True)
 class Tally:
     """The notes of the messages read so far (see the module's table)."""
 
     cache_controls: int = 0
+    ttls: CacheTtls = field(default_factory=lambda: CacheTtls())
     file_sources: list[tuple[str, str]] = field(default_factory=list)
     signed: list[tuple[int, int, str]] = field(default_factory=list)
     opener: tuple[int, str, tuple[str, ...]] | None = None
@@ -46,9 +76,12 @@ class Tally:
                 continue
             kind, inner = block.get("type"), block.get("content")
             self.cache_controls += block.get("cache_control") is not None
+            self.ttls.note(f"messages.{index}.content.{k}", block)
             self._note_file_source(f"messages.{index}.content.{k}", block)
             if isinstance(inner, list):
                 self.cache_controls += sum(isinstance(b, _MAPPING) and b.get("cache_control") is not None for b in inner)
+                for j, b in enumerate(inner):
+                    self.ttls.note(f"messages.{index}.content.{k}.content.{j}", b)
                 if kind == "tool_result":
                     for j, b in enumerate(inner):
                         if isinstance(b, _MAPPING):
@@ -75,4 +108,4 @@ class Tally:
 
     def copy(self) -> Tally:
         """A tally to go on from, leaving this one as it is."""
-        return Tally(self.cache_controls, list(self.file_sources), list(self.signed), self.opener, self.opening)
+        return Tally(self.cache_controls, self.ttls.copy(), list(self.file_sources), list(self.signed), self.opener, self.opening)

@@ -47,6 +47,8 @@ THINKING_DISABLED = (
 )
 TOOL_NAME_PATTERN = "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"
 TOOL_NAMES_UNIQUE = "Tool names must be unique."
+TTL_ORDER = ("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. "
+             "Note that blocks are processed in the following order: `tools`, `system`, `messages`.")
 CACHE_CONTROL_LIMIT = "A maximum of {limit} blocks with cache_control may be provided. Found {found}."
 INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
 THINKING_OPENS_THE_TURN = (

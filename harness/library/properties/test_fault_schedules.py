@@ -5,6 +5,7 @@ request (the probe turn's request is checked too)."""
 
 from __future__ import annotations
 
+import email.utils
 from pathlib import Path
 
 from hypothesis import example, given
@@ -14,6 +15,7 @@ from harness.scenario.format.model import Interrupt, Scenario, Turn
 from harness.scenario.run.found import run_and_record
 from harness.scenario.run.runner import run_scenario
 from harness.strategies import scenarios
+from harness.wire.clock import EPOCH_ORIGIN
 from harness.wire.faults import EndEarly, ErrorEvent
 from harness.wire.replies import Reply
 
@@ -43,6 +45,11 @@ A_400_IN_THE_STREAM_IS_FINAL = found(
     "an invalid_request_error inside the stream is final",
     Reply(message={"text": "Hello"}, faults=(ErrorEvent(3, "invalid_request_error", "bad"),)), requests=1, end="error",
 )
+HTTP_DATE_RETRY_AFTER = found(  # the drawn headers hold dates too, but a derandomized run may draw none
+    "a retry-after written as an HTTP date",
+    Reply(error="overloaded", headers={"retry-after": email.utils.formatdate(EPOCH_ORIGIN + 9, usegmt=True)}),
+    Reply(message={"text": "Done."}),
+)
 CTRL_C_AT_THE_ERROR_NOTICE = found("Ctrl+C at the error notice", Reply(error="authentication"), interrupt=Interrupt(at_event=1))
 
 
@@ -51,6 +58,7 @@ CTRL_C_AT_THE_ERROR_NOTICE = found("Ctrl+C at the error notice", Reply(error="au
 @example(END_AFTER_MESSAGE_DELTA)
 @example(A_400_IS_FINAL)
 @example(A_400_IN_THE_STREAM_IS_FINAL)
+@example(HTTP_DATE_RETRY_AFTER)
 @examples(1)
 @given(scenarios(interrupts=False))
 def test_any_fault_schedule_ends_the_turn_with_a_valid_history(scenario: Scenario) -> None:

@@ -5,7 +5,8 @@ own words (two policies; see ``policy``):
                   "The request body is not valid JSON: …" (the API's own form) or "Input
                   should be a valid dictionary"
     OracleCheck   a conversation that breaks the API's rules: the oracle's 400, its first
-                  violation (``harness.oracle``); it remembers the thinking signatures the
+                  violation (``harness.oracle``; a message request without ``max_tokens``
+                  too: ``fields.required_fields``); it remembers the thinking signatures the
                   fake API hands out, with their model, for the rule on signatures, and the
                   tool calls it handed out after thinking, for the rule on thinking kept
                   in a tool loop
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from harness.oracle import error_body, wording
 from harness.oracle.conversations import ConversationChecker
+from harness.oracle.fields import required_fields
 from harness.oracle.signatures import signatures_in
 from harness.oracle.thinking_kept import calls_after_thinking
 from harness.scenario.fake_api.policy import Pending, Policy, Refusal
@@ -51,8 +53,9 @@ class OracleCheck(Policy):
     def refuse(self, pending: Pending) -> Refusal | None:
         record = pending.record
         content = pending.content if record.whole is record.body else None  # the bytes of a conversation sent whole
-        record.violations = self.checker.check_request(record.whole, content=content, signatures=self.signatures,
-                                                       betas=record.betas, thought_calls=self.thought_calls)
+        missing = required_fields(record.body) if record.whole is record.body and isinstance(record.body, dict) else []
+        record.violations = missing + self.checker.check_request(record.whole, content=content, signatures=self.signatures,
+                                                                 betas=record.betas, thought_calls=self.thought_calls)
         if not record.violations:
             return None
         plan = json_plan(400, error_body(record.violations, request_id=pending.request_id), pending.request_id)
