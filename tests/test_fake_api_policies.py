@@ -98,6 +98,23 @@ def test_a_message_request_without_max_tokens_gets_the_apis_400_and_token_counti
     assert answer(responder, body | {"max_tokens": 100}) == (200, "")
 
 
+def test_thinking_edited_in_the_latest_assistant_message_is_refused_and_earlier_or_unknown_is_not() -> None:
+    """The live API (2026): "`thinking` or `redacted_thinking` blocks in the latest assistant
+    message cannot be modified. …"; a signature it never handed out is not judged."""
+    responder = Responder([THOUGHT, HELLO, HELLO, HELLO])
+    assert answer(responder, request(user("Hi")))[0] == 200
+    kept = signed_thinking(responder)
+    edited = {**kept, "content": [{**kept["content"][0], "thinking": "Let me see. "}, kept["content"][1]]}
+    assert answer(responder, request(user("Hi"), edited, user("And now?"))) == (
+        400, "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
+             "modified. These blocks must remain as they were in the original response.")
+    later = [user("Hi"), edited, user("And now?"), {"role": "assistant", "content": "Fine."}, user("Bye")]
+    assert answer(responder, request(*later)) == (200, "")
+    unknown = {**edited, "content": [{**edited["content"][0], "signature": "c2lnbmVk"}, kept["content"][1]]}
+    assert answer(responder, request(user("Hi"), unknown, user("And now?"))) == (200, "")
+    assert answer(responder, request(user("Hi"), kept, user("And now?"))) == (200, "")
+
+
 def test_thinking_sent_back_to_another_model_is_refused_and_to_its_own_model_is_not() -> None:
     responder = Responder([THOUGHT, HELLO])
     assert answer(responder, request(user("Hi")))[0] == 200

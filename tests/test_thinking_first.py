@@ -71,8 +71,9 @@ class Thinks:
         while True:
             message = self.ask()
             blocks = [b.model_dump(exclude_none=True) for b in message.content
-                      if self.keep or b.type not in ("thinking", "redacted_thinking")]
-            self.history.append({"role": "assistant", "content": blocks})
+                      if (self.keep or b.type not in ("thinking", "redacted_thinking")) and not (b.type == "text" and not b.text)]
+            if any(b["type"] not in ("thinking", "redacted_thinking") for b in blocks):  # an empty answer is not kept
+                self.history.append({"role": "assistant", "content": blocks})
             calls = [b for b in message.content if b.type == "tool_use"]
             if not calls:
                 return
@@ -232,3 +233,24 @@ def test_pings_spread_over_the_stream_beside_a_fault_at_an_event_keep_the_reply_
     outcome = run(tmp_path, text, stream=True)
     assert outcome.passed, [str(p) for p in outcome.problems]
     assert [r.reply.thinks for r in outcome.requests] == [False, False, False, True, True]
+
+
+EMPTY_ANSWER = """\
+name: empty-answer
+about: An empty answer, then what the model says when asked to go on.
+turns:
+  - user: Anything?
+    replies:
+      - text: ""
+      - text: " and so on."
+"""
+
+
+def test_an_empty_answer_opened_by_the_thinking_the_fake_api_adds_is_still_empty(tmp_path: Path) -> None:
+    """Ending the turn there is the agent's policy (`continues_after_empty_answer`), with
+    thinking on as off: a note, not "2 replies but 1 request"."""
+    for thinking in (ENABLED, {"type": "disabled"}):
+        outcome = run(tmp_path, EMPTY_ANSWER, thinking=thinking)
+        assert outcome.passed, [str(p) for p in outcome.problems]
+        assert any("it ended the turn at an empty answer" in note for note in outcome.notes)
+    assert thinking_blocks(run(tmp_path, EMPTY_ANSWER))[0] == 1

@@ -54,6 +54,9 @@ Thinking
 - ``messages.N.content.K: Invalid `signature` in `thinking` block`` -- a signature the API
   handed out for another model than the request's (``check_request(body, signatures=…)``
   only: the signatures and their models are what the server remembers of its answers)
+- ``messages.N.content.K: `thinking` or `redacted_thinking` blocks in the latest assistant
+  message cannot be modified. …`` -- a thinking block of the latest assistant message
+  whose text is not the one handed out with its signature (``check_request(body, thoughts=…)``)
 - ``messages.N.content.0.type: Expected `thinking` or `redacted_thinking`, but found `X`.
   When `thinking` is enabled, a final `assistant` message must start with a thinking block
   …`` -- thinking ``enabled``, inside a tool loop whose first assistant message the API
@@ -92,7 +95,7 @@ Not checked, knowingly: what depends on the model or lies outside the body (toke
 counts, effort levels, the legacy -1 of the sampling fields, uploaded files, sampling
 fields beside thinking: ```top_k` must be unset when thinking is enabled``); where
 ``role: system`` messages may stand and which models take them (no real error text found); that thinking blocks equal the response that produced
-them (that needs the earlier responses, which the caller holds); that with
+them where the caller gives no ``thoughts`` (the earlier responses are the caller's); that with
 thinking on, a tool loop's first assistant message starts with thinking where the server
 that answered it is not the caller (adaptive thinking, a forced tool, another server's
 answer may have none); model capabilities such as prefill support; a final assistant message

@@ -90,14 +90,14 @@ class ConversationChecker:
     def check_request(
         self, body: Mapping[str, Any], *, content: bytes | None = None,
         signatures: Mapping[str, str] | None = None, betas: Sequence[str] | None = None,
-        thought_calls: Collection[str] | None = None,
+        thought_calls: Collection[str] | None = None, thoughts: Mapping[str, str] | None = None,
     ) -> list[Violation]:
-        """``harness.oracle.check_request(body, signatures=…, betas=…, thought_calls=…)``, the same verdict;
+        """``harness.oracle.check_request(body, signatures=…, betas=…, thought_calls=…, thoughts=…)``, the same verdict;
         ``content``: the bytes ``body`` was parsed from, when the caller has them."""
         messages = body.get("messages")
         self.shared = 0
         if not isinstance(messages, list):
-            return judge(body, None, signatures=signatures, betas=betas, thought_calls=thought_calls)
+            return judge(body, None, signatures=signatures, betas=betas, thought_calls=thought_calls, thoughts=thoughts)
         seen, shared, message_offsets = self._by_bytes(messages, content) if content is not None else (None, 0, None)
         if seen is not None:  # the body is the earlier one's outside its messages, byte for byte
             server_tools, outside = seen.server_tools, seen.outside
@@ -122,7 +122,8 @@ class ConversationChecker:
             message_offsets = message_offsets.keeping(states)
         self._remember(seen, _Seen(messages, message_offsets, states, server_tools, outside))
         self.shared = shared
-        return judge(body, history, signatures=signatures, betas=betas, outside=outside, thought_calls=thought_calls)
+        return judge(body, history, signatures=signatures, betas=betas, outside=outside, thought_calls=thought_calls,
+                     thoughts=thoughts)
 
     def _by_bytes(self, messages: list[Any], content: bytes) -> tuple[_Seen | None, int, MessageOffsets | None]:
         for seen in self._seen:

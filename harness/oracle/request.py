@@ -9,10 +9,11 @@ not a list), read to the end; what a rule needs of every message the pass noted
 ``BETA_RULES`` hold where no beta of the request lifts them (the table in ``betas`` says
 which beta lifts which rule): they run after the fields, and only when the caller knows
 the request's betas (``check_request(body, betas=[…])``; ``[]`` for none). A body whose
-headers were not kept is not judged by them: a false alarm is worse than a miss. The two
+headers were not kept is not judged by them: a false alarm is worse than a miss. The
 rules that need what the API answered before run last, each only when the caller gives
-what the server remembers: thinking signed by another model (``signatures``), and
-thinking dropped from the turn a tool loop belongs to (``thought_calls``).
+what the server remembers: thinking signed by another model (``signatures``), thinking
+dropped from the turn a tool loop belongs to (``thought_calls``), and thinking edited
+before it came back (``thoughts``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from harness.oracle import wording
 from harness.oracle.betas import lifted_rules
 from harness.oracle.fields import field_violations, integer_problem
 from harness.oracle.messages import HistoryPass, content_blocks
-from harness.oracle.signatures import signed_by_the_requested_model
+from harness.oracle.signatures import (
+    signed_by_the_requested_model,
+    thinking_as_handed_out,
+)
 from harness.oracle.tallies import CacheTtls
 from harness.oracle.thinking_kept import thinking_opens_the_tool_loop
 from harness.oracle.wording import Violation
@@ -45,7 +49,7 @@ RequestRule = Callable[[Mapping[str, Any], HistoryPass | None], list[Violation]]
 
 def check_request(
     body: Mapping[str, Any], *, signatures: Mapping[str, str] | None = None, betas: Sequence[str] | None = None,
-    thought_calls: Collection[str] | None = None,
+    thought_calls: Collection[str] | None = None, thoughts: Mapping[str, str] | None = None,
 ) -> list[Violation]:
     """Check a whole request body. ``signatures``: the thinking signatures the API handed
     out, each with the model that wrote it (what a fake API remembers of its answers);
@@ -58,13 +62,14 @@ def check_request(
     if isinstance(messages, list):
         history = HistoryPass(server_tool_names(body))
         history.read(messages, len(messages))
-    return judge(body, history, signatures=signatures, betas=betas, thought_calls=thought_calls)
+    return judge(body, history, signatures=signatures, betas=betas, thought_calls=thought_calls, thoughts=thoughts)
 
 
 def judge(
     body: Mapping[str, Any], history: HistoryPass | None, *,
     signatures: Mapping[str, str] | None = None, betas: Sequence[str] | None = None,
     outside: dict[Any, list[Violation]] | None = None, thought_calls: Collection[str] | None = None,
+    thoughts: Mapping[str, str] | None = None,
 ) -> list[Violation]:
     """``check_request`` once its ``messages`` (a list) are read by ``history`` to the end
     (None when they are not a list): every rule, in the order the API reports them. The
@@ -85,6 +90,8 @@ def judge(
         found += signed_by_the_requested_model(body, history.tally, signatures)
     if thought_calls and history is not None:
         found += thinking_opens_the_tool_loop(body, history.tally, thought_calls)
+    if thoughts and history is not None:
+        found += thinking_as_handed_out(history.tally, thoughts)
     return found
 
 

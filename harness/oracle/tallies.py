@@ -8,8 +8,10 @@
                      one, for ``request.cache_ttls_in_order``
     file_sources     (path, type) of each block whose ``source`` is an uploaded file
                      (tool_result content too), for ``request.file_sources_need_the_files_beta``
-    signed           (message, block, signature) of each thinking block with a string
-                     signature, for ``signatures.signed_by_the_requested_model``
+    signed           (message, block, signature, thinking) of each thinking block with a
+                     string signature, for ``signatures.signed_by_the_requested_model``
+                     and ``signatures.thinking_as_handed_out``
+    last_assistant   the index of the last assistant message, for the latter
     opener           (message, its first block's type, its tool_use ids) of the first
                      assistant message after the last user message without tool results:
                      where the assistant turn a tool loop belongs to opens, for
@@ -61,9 +63,10 @@ class Tally:
     cache_controls: int = 0
     ttls: CacheTtls = field(default_factory=lambda: CacheTtls())
     file_sources: list[tuple[str, str]] = field(default_factory=list)
-    signed: list[tuple[int, int, str]] = field(default_factory=list)
+    signed: list[tuple[int, int, str, Any]] = field(default_factory=list)
     opener: tuple[int, str, tuple[str, ...]] | None = None
     opening: bool = False  # a user message without tool results was read: the next assistant message opens a turn
+    last_assistant: int | None = None
 
     def note(self, index: int, raw: Any) -> None:
         """Note message ``index`` (any JSON: only an object with a list ``content`` has blocks)."""
@@ -89,10 +92,12 @@ class Tally:
             if kind == "thinking":
                 signature = block.get("signature", "")
                 if isinstance(signature, str):
-                    self.signed.append((index, k, signature))
+                    self.signed.append((index, k, signature, block.get("thinking")))
 
     def _note_turn(self, index: int, role: Any, content: Any) -> None:
         blocks = content if isinstance(content, list) else []
+        if role == "assistant":
+            self.last_assistant = index
         if role == "user" and not any(isinstance(b, _MAPPING) and b.get("type") == "tool_result" for b in blocks):
             self.opener, self.opening = None, True
         elif role == "assistant" and self.opening:
@@ -108,4 +113,5 @@ class Tally:
 
     def copy(self) -> Tally:
         """A tally to go on from, leaving this one as it is."""
-        return Tally(self.cache_controls, self.ttls.copy(), list(self.file_sources), list(self.signed), self.opener, self.opening)
+        return Tally(self.cache_controls, self.ttls.copy(), list(self.file_sources), list(self.signed), self.opener, self.opening,
+                     self.last_assistant)

@@ -50,6 +50,8 @@ TOOL_NAMES_UNIQUE = "Tool names must be unique."
 TTL_ORDER = ("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. "
              "Note that blocks are processed in the following order: `tools`, `system`, `messages`.")
 CACHE_CONTROL_LIMIT = "A maximum of {limit} blocks with cache_control may be provided. Found {found}."
+THINKING_MODIFIED = ("`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. "
+                     "These blocks must remain as they were in the original response.")
 INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
 THINKING_OPENS_THE_TURN = (
     "Expected `thinking` or `redacted_thinking`, but found `{found}`. When `thinking` is enabled, a final "

@@ -17,10 +17,22 @@ F = TypeVar("F", bound=Fault)
 
 
 def empty_answer(message: dict[str, Any]) -> bool:
-    """A message spec with no text but whitespace and no block of any other kind: the
-    "empty response" the stop-reason docs tell a client it may ask to go on from (with
-    ``end_turn``; one that hit a stop sequence at once is as empty)."""
-    return not any(message.get(key) for key in ("tool_use", "content", "thinking")) and not str(message.get("text") or "").strip()
+    """A message spec with no text but whitespace and no tool call: the "empty response"
+    the stop-reason docs tell a client it may ask to go on from (with ``end_turn``; one
+    that hit a stop sequence at once is as empty). Thinking is no answer: with thinking on,
+    every answer opens with it, an empty one too."""
+    blocks = message.get("content") or []
+    return not message.get("tool_use") and not str(message.get("text") or "").strip() and empty_blocks(blocks)
+
+
+def empty_blocks(blocks: Any) -> bool:
+    """Whether ``blocks`` (a message's ``content``) hold nothing but thinking and blank text."""
+    return isinstance(blocks, list) and all(
+        isinstance(b, dict) and (b.get("type") in THINKING_TYPES or b.get("type") == "text" and not str(b.get("text", "")).strip())
+        for b in blocks)
+
+
+THINKING_TYPES = ("thinking", "redacted_thinking")
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ from harness.scenario.fake_api.served import (
 )
 from harness.scenario.format.problem import Kind, Problem
 from harness.wire.clock import EPOCH_ORIGIN
-from harness.wire.replies import Reply
+from harness.wire.replies import Reply, empty_blocks
 
 TOLERANCE = 1e-6
 DATE_TOLERANCE = 1.0  # an HTTP date has one-second resolution
@@ -147,7 +147,7 @@ def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:
     if failed(last) and not fatal(last):
         return "retries", "it stopped retrying a transient failure (how often to retry is its own policy)"
     message = served_message(last)
-    if message and message.get("stop_reason") in ("end_turn", "stop_sequence") and _empty(message):
+    if message and message.get("stop_reason") in ("end_turn", "stop_sequence") and empty_blocks(message.get("content") or []):
         return ("continues_after_empty_answer",
                 "it ended the turn at an empty answer (whether to ask the model to go on is its own policy)")
     if not message or message.get("stop_reason") != "max_tokens":
@@ -157,12 +157,6 @@ def _stopped_by_choice(requests: Sequence[Exchange]) -> tuple[str, str] | None:
                 "it ended the turn at a tool call cut by max_tokens (whether to go on is its own policy)")
     return ("continues_after_max_tokens",
             "it ended the turn at an answer cut by max_tokens (whether to ask the model to go on is its own policy)")
-
-
-def _empty(message: Mapping[str, Any]) -> bool:
-    """A message with no block but blank text."""
-    return not any(isinstance(b, dict) and (b.get("type") != "text" or str(b.get("text", "")).strip())
-                   for b in message.get("content") or ())
 
 
 def run_invariants(requests: list[Exchange], *, policies: Mapping[str, Any]) -> Findings:

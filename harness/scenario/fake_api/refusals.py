@@ -9,7 +9,8 @@ own words (two policies; see ``policy``):
                   too: ``fields.required_fields``); it remembers the thinking signatures the
                   fake API hands out, with their model, for the rule on signatures, and the
                   tool calls it handed out after thinking, for the rule on thinking kept
-                  in a tool loop
+                  in a tool loop, and the thinking text of each signature, for the rule
+                  on thinking edited
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from harness.oracle import error_body, wording
 from harness.oracle.conversations import ConversationChecker
 from harness.oracle.fields import required_fields
-from harness.oracle.signatures import signatures_in
+from harness.oracle.signatures import signatures_in, thoughts_in
 from harness.oracle.thinking_kept import calls_after_thinking
 from harness.scenario.fake_api.policy import Pending, Policy, Refusal
 from harness.scenario.format.problem import Kind, Problem
@@ -48,6 +49,8 @@ class OracleCheck(Policy):
     def __init__(self) -> None:
         self.signatures: dict[str, str] = {}  # thinking signature → the model it was handed out for
         self.thought_calls: set[str] = set()  # tool_use ids handed out in answers that opened with thinking
+        self.thoughts: dict[str, str] = {}  # thinking signature → the text it was handed out with
+        self.reused: set[str] = set()  # signatures a scenario handed out with two texts: not judged
         self.checker = ConversationChecker()
 
     def refuse(self, pending: Pending) -> Refusal | None:
@@ -55,7 +58,8 @@ class OracleCheck(Policy):
         content = pending.content if record.whole is record.body else None  # the bytes of a conversation sent whole
         missing = required_fields(record.body) if record.whole is record.body and isinstance(record.body, dict) else []
         record.violations = missing + self.checker.check_request(record.whole, content=content, signatures=self.signatures,
-                                                                 betas=record.betas, thought_calls=self.thought_calls)
+                                                                 betas=record.betas, thought_calls=self.thought_calls,
+                                                                 thoughts=self.thoughts)
         if not record.violations:
             return None
         plan = json_plan(400, error_body(record.violations, request_id=pending.request_id), pending.request_id)
@@ -71,6 +75,10 @@ class OracleCheck(Policy):
             return
         for signature in signatures_in(plan.events):
             self.signatures[signature] = pending.model
+        for signature, text in thoughts_in(plan.events).items():
+            if signature not in self.reused and self.thoughts.setdefault(signature, text) != text:
+                self.reused.add(signature)
+                del self.thoughts[signature]
         self.thought_calls.update(calls_after_thinking(plan.events))
 
 

@@ -11,10 +11,12 @@ argument names; what comes back (``tool_use`` blocks in the history, the ``tool_
 blocks that answer them) is read under the standard names. An argument the standard tool
 does not have keeps its name, unless the agent uses that name for a standard argument:
 then it is served with a ``_`` appended, so that a misnamed argument stays misnamed.
-Recorded and raw streams get the same treatment when a block's input JSON parses;
-``json:`` fragments keep their text (they are usually broken on purpose). A renamed call
-streams in as many pieces as the standard one, so event numbers (``cut: {after_event}``,
-``interrupt: k``) mean the same for every agent; byte offsets count the bytes served.
+Raw ``content`` blocks, recorded and raw streams get the same treatment when a block's
+input JSON parses; ``json:`` fragments keep their text (they are usually broken on
+purpose). A renamed call
+streams in as many pieces as the standard one, each character of its values in the piece
+it was in, so event numbers (``cut: {after_event}``, ``{in_char}``, ``interrupt: k``) mean
+the same for every agent; byte offsets count the bytes served.
 
 An argument mapped to ``None`` is one the agent's tool does not have: a scenario that
 uses it (``limit`` above) is not applicable to that agent (``capabilities``).
@@ -35,6 +37,7 @@ tools under one name need ``with`` arguments that tell them apart.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
 from dataclasses import replace
@@ -123,9 +126,20 @@ class ToolMap:
             calls = reply.message["tool_use"]
             renamed = [self._call(c) for c in calls] if isinstance(calls, list) else self._call(calls)
             reply = replace(reply, message={**reply.message, "tool_use": renamed})
+        if reply.message and isinstance(reply.message.get("content"), list):  # raw blocks: sent whole, no pieces to keep
+            blocks = [self._block(b) for b in reply.message["content"]]
+            reply = replace(reply, message={**reply.message, "content": blocks})
         if reply.events is not None:
             reply = replace(reply, events=self._events(reply.events))
         return reply
+
+    def _block(self, block: Any) -> Any:
+        if not isinstance(block, Mapping) or block.get("type") != "tool_use" or block.get("name") not in self._names:
+            return block
+        renamed = {**block, "name": self._names[block["name"]]}
+        if isinstance(block.get("input"), Mapping):
+            renamed["input"] = self._input(block["name"], block["input"])
+        return renamed
 
     def _call(self, call: Any) -> Any:
         if not isinstance(call, Mapping) or call.get("name") not in self._names:
@@ -133,15 +147,43 @@ class ToolMap:
         standard = call["name"]
         renamed = {**call, "name": self._names[standard]}
         if isinstance(call.get("input"), Mapping):  # in as many pieces as the standard call: its events keep their numbers
-            text = json.dumps(self._input(standard, call["input"]), ensure_ascii=False)
             del renamed["input"]
-            renamed["json"] = [""] + _split(text, len(json_pieces(call["input"])) - 1) if text != "{}" else [""]
+            pieces = json_pieces(call["input"])
+            renamed["json"] = self._renamed_pieces(standard, pieces) if len(pieces) > 1 else self._empty_input(standard)
         return renamed
 
-    def _input(self, standard: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    def _empty_input(self, standard: str) -> list[str]:
+        text = json.dumps(self._input(standard, {}), ensure_ascii=False)
+        return [""] + ([text] if text != "{}" else [])
+
+    def _renamed_pieces(self, standard: str, pieces: list[str]) -> list[str] | None:
+        """The pieces of a tool input's JSON (an object) with its arguments renamed, each
+        character of a value in the piece it was in (so that a fault placed in a piece,
+        ``cut: {in_char: k}``, finds what it found there); None when they are not an object."""
+        text = "".join(pieces)
+        found = _key_spans(text)
+        if found is None:
+            return None
+        opening, spans = found
+        keys = [self._argument_name(standard, json.loads(text[a:b])) for a, b in spans]
+        fixed = "".join(f"{_dumps(k)}: {_dumps(v)}, " for k, v in self._with.get(standard, {}).items() if k not in keys)
+        edits = [(opening + 1, opening + 1, fixed if spans else fixed.removesuffix(", "))]
+        edits += [(a, b, _dumps(key)) for (a, b), key in zip(spans, keys)]
+        out, done = "", 0
+        for a, b, new in edits:
+            out, done = out + text[done:a] + new, b
+        out += text[done:]
+        bounds = [0, *(_moved(position, edits) for position in itertools.accumulate(map(len, pieces)))]
+        bounds[-1] = len(out)
+        return [out[a:b] for a, b in zip(bounds, bounds[1:])]
+
+    def _argument_name(self, standard: str, argument: str) -> str:
+        """The name a standard argument is served under (see the module)."""
         names, fixed = self._arguments.get(standard, {}), self._with.get(standard, {})
-        taken = set(names.values()) | set(fixed)
-        return {**fixed, **{names.get(k, f"{k}_" if k in taken else k): v for k, v in arguments.items()}}
+        return names.get(argument, f"{argument}_" if argument in set(names.values()) | set(fixed) else argument)
+
+    def _input(self, standard: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        return {**self._with.get(standard, {}), **{self._argument_name(standard, k): v for k, v in arguments.items()}}
 
     def _events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out = [dict(e) for e in events]
@@ -162,18 +204,55 @@ class ToolMap:
             if e.get("type") == "content_block_delta" and e.get("index") == index
             and isinstance(e.get("delta"), dict) and e["delta"].get("type") == "input_json_delta"
         ]
-        try:
-            value = json.loads("".join(str(e["delta"].get("partial_json", "")) for e in deltas))
-        except ValueError:
-            return
-        if not isinstance(value, dict) or not deltas:
-            return
-        text = json.dumps(self._input(standard, value), ensure_ascii=False)
-        for event, piece in zip(deltas, _split(text, len(deltas))):
+        pieces = self._renamed_pieces(standard, [str(e["delta"].get("partial_json", "")) for e in deltas]) if deltas else None
+        for event, piece in zip(deltas, pieces or ()):
             event["delta"] = {**event["delta"], "partial_json": piece}
 
 
-def _split(text: str, count: int) -> list[str]:
-    """``text`` in ``count`` pieces (the last ones empty when it is short)."""
-    size = -(-len(text) // max(count, 1))
-    return [text[n * size : (n + 1) * size] for n in range(max(count, 1))]
+def _key_spans(text: str) -> tuple[int, list[tuple[int, int]]] | None:
+    """Where the JSON object ``text`` opens and where each of its keys is (quotes
+    included); None when ``text`` is not one JSON object."""
+    decoder, spans = json.JSONDecoder(), []
+    opening = _skip(text, 0)
+    if not text.startswith("{", opening):
+        return None
+    at = _skip(text, opening + 1)
+    try:
+        while not text.startswith("}", at):
+            key, end = decoder.raw_decode(text, at)
+            colon = _skip(text, end)
+            if not isinstance(key, str) or not text.startswith(":", colon):
+                return None
+            spans.append((at, end))
+            at = _skip(text, decoder.raw_decode(text, _skip(text, colon + 1))[1])
+            if text.startswith(",", at):
+                at = _skip(text, at + 1)
+            elif not text.startswith("}", at):
+                return None
+    except ValueError:
+        return None
+    return (opening, spans) if _skip(text, at + 1) == len(text) else None
+
+
+def _skip(text: str, at: int) -> int:
+    """The first position from ``at`` that is not JSON whitespace."""
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
+
+
+def _moved(position: int, edits: list[tuple[int, int, str]]) -> int:
+    """Where ``position`` of a text lands once ``edits`` ((start, end, new text), in order)
+    are made: inside an edited span, as far into its new text (at most its end)."""
+    shift = 0
+    for start, end, new in edits:
+        if position <= start:
+            break
+        if position < end:
+            return start + shift + min(position - start, len(new))
+        shift += len(new) - (end - start)
+    return position + shift
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
