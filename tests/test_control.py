@@ -98,6 +98,26 @@ def test_a_verify_body_that_is_not_an_expect_is_a_400_naming_the_mistake(server)
     assert control(server, "GET", "nothing").status_code == 404
 
 
+def test_verify_of_a_turn_the_scenario_lacks_or_a_session_that_sent_nothing_says_so(server):
+    """Never a pass over nothing: turn 7 of a two-turn scenario is a 400, a session no
+    request named a 404, each naming what there is."""
+    converse(server.url, "c")
+    beyond = control(server, "POST", "verify?session=c", '{"turn": 7, "expect": {"tools": []}}')
+    assert beyond.status_code == 400
+    assert beyond.json()["problems"][0]["text"] == "turn 7: the scenario 'two-turns' has 2 turn(s), counted from 1"
+    unknown = control(server, "POST", "verify?session=never-used", "expect: {}\n")
+    assert unknown.status_code == 404
+    assert unknown.json()["problems"][0]["text"] == "session 'never-used' has sent no request (sessions: 'c')"
+
+
+def test_the_report_at_exit_fails_when_no_request_came(server):
+    control(server, "GET", "journal")
+    report = check_served(server.control.scenario, server)
+    assert [str(p) for p in report.problems][-1:] == [
+        f"no request reached /v1/messages, so nothing was checked: is the client's base URL {server.url} "
+        "(ANTHROPIC_BASE_URL), with any session prefix the client means to use?"]
+
+
 def test_a_session_given_a_scenario_of_its_own_serves_it_and_reset_forgets(server):
     put = control(server, "PUT", "sessions/own", "name: own\nabout: own\nturns:\n  - user: hi\n    replies:\n      - text: Mine.\n")
     assert put.json() == {"session": "own", "scenario": "own", "turns": 1, "replies": 1}

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import httpx2
+import pytest
 
 from harness.cli import main
 from harness.scenario.format.loader import load_scenario
@@ -19,11 +20,11 @@ from harness.scenario.format.tool_map_file import load_tool_map
 from harness.serve.report import build_server, check_served
 
 
-def serve(tmp_path: Path, text: str):
+def serve(tmp_path: Path, text: str, time_scale: float = 0):
     path = tmp_path / "served.yaml"
     path.write_text(text, encoding="utf-8")
     scenario = load_scenario(path)
-    return scenario, build_server(scenario, host="127.0.0.1", port=0, time_scale=0, log=None, log_path=None)
+    return scenario, build_server(scenario, host="127.0.0.1", port=0, time_scale=time_scale, log=None, log_path=None)
 
 
 def body(*lines: str, stream: bool = False) -> str:
@@ -106,7 +107,10 @@ turns:
     assert any("the scenario is mini_agent's own" in note for note in report.notes), report.notes
 
 
-def test_a_silence_as_long_as_a_client_reads_is_not_applicable_at_time_scale_0(tmp_path: Path) -> None:
+@pytest.mark.parametrize("time_scale", [0, 1e-9])
+def test_a_silence_as_long_as_a_client_reads_is_not_applicable_at_a_time_scale_below_1(tmp_path: Path, time_scale: float) -> None:
+    """Scaled down, the silence is shorter than the client's real timeouts: whether it gives
+    up is not shown (any scale that keeps 600 s at least 600 s real would be)."""
     scenario, server = serve(tmp_path, """\
 name: stall
 about: A stall of the client's whole read timeout.
@@ -115,13 +119,14 @@ turns:
     replies:
       - {text: Hello there., stall: {after_event: 2, seconds: 600}}
       - text: Hello there.
-""")
+""", time_scale)
     with server, httpx2.Client(base_url=server.url) as http:
         try:
             post(http, body("Hello", stream=True)).read()
         except httpx2.HTTPError:
             pass
-    assert "as long as it reads" in (server.responder.not_applicable or "")
+    said = server.responder.not_applicable or ""
+    assert "as long as it reads" in said and ("at once" in said if time_scale == 0 else "1e-09 times as long" in said), said
 
 
 def test_verify_says_not_applicable_where_the_clients_cannot_meet_the_scenario(tmp_path: Path) -> None:

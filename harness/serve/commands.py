@@ -54,7 +54,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for note in report.notes:
         print(f"⚠ {note}")
     verdict = "all checks hold" if not report.problems else f"{len(report.problems)} problem(s)"
-    print(f"{len(server.entries)} request(s); {verdict}; {len(report.notes)} note(s)")
+    served = sum(len(responder.requests) for responder in server.responders().values())
+    print(f"{served} request(s) to /v1/messages; {verdict}; {len(report.notes)} note(s)")
     return 1 if report.problems else 0
 
 

@@ -10,7 +10,9 @@ language (curl, the Node SDK's test runner …):
     POST /__harness/reset              every session starts afresh (or the one named)
     POST /__harness/verify             a JSON or YAML body ``{expect: {…}, turn: N}``, the keys a
                                        scenario's turn ``expect`` takes: 200 and the findings when
-                                       everything holds, 422 with the problems when something does not
+                                       everything holds, 422 with the problems when something does not;
+                                       404 for a session that sent no request, 400 for a turn the
+                                       scenario does not have
 
 A control request names its session as ``/v1/messages`` requests do — the URL
 (``/s/NAME/__harness/…``) or the ``x-harness-session`` header — or with ``?session=NAME``;
@@ -144,28 +146,34 @@ class Control:
             return _json(400, {"problems": [_problem(p, "", "<verify body>") for p in problems]}, entry, "bad verify body")
         session = str(given.get("session", session))
         scenario, responder = self.scenario_of(session), server.responder_of(session)
-        requests = responder.conversation_requests if responder is not None else []
+        if responder is None:
+            known = ", ".join(repr(name) for name in server.responders() if name) or "none yet"
+            who = f"session {session!r}" if session else "the default session"
+            return _json(404, {"problems": [{"text": f"{who} has sent no request (sessions: {known})"}]}, entry, "no such session")
         turn = given.get("turn")
-        if turn is not None and responder is not None:
+        if turn is not None and turn > len(scenario.turns):
+            text = f"turn {turn}: the scenario {scenario.name!r} has {len(scenario.turns)} turn(s), counted from 1"
+            return _json(400, {"problems": [{"text": text}]}, entry, "no such turn")
+        requests = responder.conversation_requests
+        if turn is not None:
             by_turn = turn_requests(scenario, responder)
             requests = by_turn[turn - 1] if turn <= len(by_turn) else []
         title = f"session {session!r}" if session else "the default session"
         found = session_findings(scenario, responder, title, wall_origin=server.wall_origin, file_expectations=False,
-                                 policies=self.policies) if responder is not None else None
+                                 policies=self.policies)
         expect = json.loads(json.dumps(given["expect"]))
-        outcome = _outcome(scenario, expect, turn, requests, title, responder.tool_map if responder is not None else None,
-                           self.policies)
+        outcome = _outcome(scenario, expect, turn, requests, title, responder.tool_map, self.policies)
         unmet = check_expectations(outcome)
         outcome.not_checked = clients_words(outcome.not_checked)
         if turn is None:  # the whole session, checked as one turn: say so
             unmet = [replace(p, text=p.text.replace("turn 1: ", f"{title}: ", 1), turn=None) for p in unmet]
-        failing = list(found.problems if found else []) + unmet
+        failing = list(found.problems) + unmet
         verdict = {
             "session": session, "turn": turn, "requests": len(requests), "passed": not failing,
-            "problems": [_problem(p, "", "") for p in failing], "notes": found.notes if found else [],
+            "problems": [_problem(p, "", "") for p in failing], "notes": found.notes,
             "not_checked": outcome.not_checked,
         }
-        unmeetable = responder.not_applicable if responder is not None else None
+        unmeetable = responder.not_applicable
         if unmeetable is not None:  # never a failure: what the clients could not meet is not judged
             verdict.update(passed=None, problems=[], not_applicable=unmeetable,
                            not_checked=[*outcome.not_checked, *(f"{_problem(p, '', '')['text']} (not applicable)" for p in failing)])

@@ -132,6 +132,10 @@ def check_served(scenario: Scenario, server: FaultServer, policies: Mapping[str,
         found = session_findings(served, responder, title, wall_origin=server.wall_origin, policies=policies)
         report.problems += found.problems
         report.notes += found.notes
+    if not any(responder.requests for responder in sessions.values()):
+        report.problems.append(Problem(
+            f"no request reached /v1/messages, so nothing was checked: is the client's base URL {server.url} "
+            f"(ANTHROPIC_BASE_URL), with any session prefix the client means to use?", Kind.EXPECTATION))
     others = [e for e in server.entries if not e.path.split("?")[0].endswith("/v1/messages")]
     if others:
         report.lines.append(f"other requests: {len(others)}")

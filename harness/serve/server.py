@@ -78,7 +78,7 @@ UNDELIVERABLE_CTRL_C = (
 )
 UNDELIVERABLE_SILENCE = (
     f"the scenario keeps a client waiting as long as it reads ({CLIENT_READ_TIMEOUT:g} s) or longer, and this server serves "
-    "its waits at once (time scale 0, as the run's loopback socket does): the silence never reaches the client"
+    "its waits {how}: the silence never reaches the client's own timeouts, which run in real time"
 )
 RETRY_COUNT_HEADER = "x-stainless-retry-count"  # the SDKs' count of their own retries of a request
 
@@ -225,8 +225,11 @@ class FaultServer(Listener):
                 responder.settle(pending)
         if record.plan is not None and record.plan.ending == "interrupt":
             responder.undeliverable = responder.undeliverable or UNDELIVERABLE_CTRL_C
-        if record.plan is not None and not self.time_scale and record.plan.longest_silence() >= CLIENT_READ_TIMEOUT:
-            responder.undeliverable = responder.undeliverable or UNDELIVERABLE_SILENCE
+        silence = record.plan.longest_silence() if record.plan is not None else 0.0
+        if silence >= CLIENT_READ_TIMEOUT and silence * self.time_scale < CLIENT_READ_TIMEOUT:
+            how = (f"{self.time_scale:g} times as long ({silence * self.time_scale:.1f} s for {silence:g} s)" if self.time_scale
+                   else "at once (time scale 0, as the run's loopback socket does)")
+            responder.undeliverable = responder.undeliverable or UNDELIVERABLE_SILENCE.format(how=how)
         plan = record.plan
         assert plan is not None
         entry.streaming = record.streaming

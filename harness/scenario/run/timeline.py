@@ -15,7 +15,9 @@ def format_timeline(outcome: Outcome) -> str:
     rows: list[tuple[int, float, str]] = []
     for turn in outcome.turns:
         made = [r.time for r in (*turn.requests, *turn.side_requests)]
-        start = min(made) if made else (turn.events[0][0] if turn.events else 0.0)
+        slept = [began for began, mark, _ in outcome.sleeps if turn.first_mark <= mark <= turn.last_mark]
+        heard = [*made, *slept, *(at for at, _, _ in turn.events[:1])]
+        start = min(heard) if heard else 0.0  # when the turn was first heard of: a wait before its first request too
         rows.append((turn.first_mark, start, f"{turn.label} > {turn.user}"))
         rows += [(r.mark, r.time, f"  → request {r.number}: {_request_summary(r)}") for r in turn.requests]
         rows += [(r.mark, r.time, f"  ↳ side request {r.number} ({r.side}): {_request_summary(r)}") for r in turn.side_requests]
