@@ -60,3 +60,14 @@ def test_the_session_machine_hands_the_agent_its_httpx2_clients(tmp_path: Path) 
     )
     assert "the context has no httpx2 clients" not in run.stdout + run.stderr, run.stdout[-3000:]
     assert " passed" in run.stdout or " failed" in run.stdout, run.stdout[-3000:] + run.stderr[-3000:]
+
+
+def test_an_agent_the_properties_cannot_load_is_a_usage_error_not_a_counterexample_each(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "harness.library.properties",
+         "--harness-agent", "nosuch_module:make_agent", "--harness-found-dir", str(tmp_path / "found")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )
+    said = run.stdout + run.stderr
+    assert run.returncode != 0 and "--harness-agent: agent 'nosuch_module:make_agent': no module named 'nosuch_module'" in said
+    assert " passed" not in said and not (tmp_path / "found").exists(), said[-2000:]

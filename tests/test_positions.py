@@ -11,10 +11,12 @@ import pytest
 
 from harness.cli import main
 from harness.scenario.fake_api.responder import Responder
+from harness.scenario.fake_api.usage import served_usage
 from harness.scenario.format.loader import load_scenario, problems_in
 from harness.scenario.format.model import DEFAULT_MODEL
 from harness.scenario.format.positions import serve
 from harness.wire.faults import Cut
+from harness.wire.planner import plan_reply
 from harness.wire.replies import Reply
 
 SIX_EVENTS = "Hello there."  # message_start, block start, one delta, block stop, message_delta, message_stop
@@ -94,10 +96,12 @@ def test_every_position_mistake_of_a_reply_is_reported(tmp_path):
 
 
 def test_the_listed_offsets_are_the_bytes_the_fake_api_serves(tmp_path):
+    """For an answer that reports 100 input tokens; another request's count moves them (below)."""
     reply = Reply(message={"text": "Reading it.", "tool_use": {"name": "Read", "input": {"file_path": "README.md"}}})
     served = serve(reply)
     request = json.dumps({"model": DEFAULT_MODEL, "max_tokens": 100, "stream": True, "messages": [{"role": "user", "content": "hi"}]})
-    body = Responder([reply]).respond("POST", "/v1/messages", {}, request.encode()).body
+    reported = Reply(message={**reply.message, "usage": {"input_tokens": 100}})
+    body = Responder([reported]).respond("POST", "/v1/messages", {}, request.encode()).body
     assert served.size == len(body)
     for frame in served.frames:
         assert body[frame.start : frame.end].startswith(f"event: {frame.name}\n".encode())
@@ -105,6 +109,27 @@ def test_the_listed_offsets_are_the_bytes_the_fake_api_serves(tmp_path):
     cut = serve(Reply(message=reply.message, faults=(Cut(after_event=5),)))
     assert cut.sent == served.frames[4].end
     assert cut.plan is not None and cut.plan.ending == "fin"
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "json"])
+@pytest.mark.parametrize("words", [1, 3000], ids=["a few tokens", "thousands of tokens"])
+def test_a_cut_placed_by_bytes_lands_where_listed_whatever_the_requests_size(stream: bool, words: int):
+    """The answer reports the request's own input tokens (not 100), and a cut placed by
+    bytes ends it with the very bytes it ends the listed answer with, the count aside."""
+    text = "The README describes a small demo project with one script."
+    whole = plan_reply(Reply(message={"text": text}), streaming=stream, request_id="req_harness_000001",
+                       message_id="msg_harness_000001", model=DEFAULT_MODEL)
+    offset = serve(Reply(message={"text": text})).frames[3].end - 7 if stream else len(whole.body) - 5  # past the count
+    cut = Reply(message={"text": text}, faults=(Cut(after_bytes=offset),))
+    listed = plan_reply(cut, streaming=stream, request_id="req_harness_000001", message_id="msg_harness_000001",
+                        model=DEFAULT_MODEL).body
+    request = {"model": DEFAULT_MODEL, "max_tokens": 100, "stream": stream, "messages": [{"role": "user", "content": "hi " * words}]}
+    responder = Responder([cut])
+    body = responder.respond("POST", "/v1/messages", {}, json.dumps(request).encode()).body
+    tokens = served_usage(responder.requests[0].plan)["input_tokens"]
+    assert tokens != 100 and (tokens > 1000) == (words > 1)
+    usage = b'"usage":{"input_tokens":%d,' if stream else b'"usage": {"input_tokens": %d,'
+    assert listed.count(usage % 100) == 1 and body == listed.replace(usage % 100, usage % tokens)
 
 
 def test_harness_events_prints_numbered_events_offsets_and_where_the_cut_lands(capsys):

@@ -141,8 +141,11 @@ def test_harness_record_writes_none_of_the_planted_secrets(tmp_path, environment
     with loopback(session(agent)) as (server, responder):
         code = main(["record", "--cassette", str(cassette), "--base-url", server.url, "--cwd", str(folder), *chosen,
                      "--", USER_LINE, "Thanks"])
-    assert code == 0, capsys.readouterr().err
+    said = capsys.readouterr()
+    assert code == 0, said.err
     assert_clean(cassette, responder)
+    shown = said.out + said.err  # the echo of the user's lines and the agent's output: a terminal, a CI log
+    assert "Deploy with these: " in shown and [f.family for f in PLANTED if leaked(shown, f)] == []
 
 
 def test_record_over_loopback_writes_none_of_the_planted_secrets(tmp_path, environment):

@@ -4,6 +4,7 @@ of known failures that keeps a run green until something new breaks."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,35 @@ def test_a_baseline_that_cannot_be_read_is_exit_2(library: Path, capsys) -> None
     broken.write_text("{not json")
     assert main(["run", str(library), "--baseline", str(broken)]) == 2
     assert "--baseline" in capsys.readouterr().err
+
+
+def test_the_cache_folder_keeps_itself_out_of_git(library: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HARNESS_CACHE_DIR", raising=False)
+    assert main(["run", str(library)]) == 1
+    cache = library.parent / ".harness_cache"
+    assert {p.name for p in cache.iterdir()} >= {"lastfailed.json", "durations.json", ".gitignore"}
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+GOLDEN = """\
+name: golden
+about: A transcript of mini_agent's REPL.
+turns:
+  - user: hi
+    replies:
+      - text: Hello.
+expect:
+  transcript: golden.transcript
+"""
+
+
+def test_update_golden_writes_the_transcript_and_says_why_it_does_not_with_another_agent(library: Path, capsys) -> None:
+    scenario = library / "golden.yaml"
+    scenario.write_text(GOLDEN)
+    assert main(["run", str(scenario)]) == 1
+    assert "`harness run --update-golden` or `pytest --update-golden` writes it" in capsys.readouterr().out
+    assert main(["run", str(scenario), "--update-golden", "--agent", "examples.careful_agent:make_agent"]) == 0
+    assert "with --agent none is checked or written" in capsys.readouterr().err and not (library / "golden.transcript").exists()
+    assert main(["run", str(scenario), "--update-golden"]) == 0
+    assert "> hi" in (library / "golden.transcript").read_text()
+    assert main(["run", str(scenario)]) == 0 and "HARNESS_UPDATE_GOLDEN" not in os.environ  # compared again, not written

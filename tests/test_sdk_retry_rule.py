@@ -87,3 +87,16 @@ def test_a_drawn_schedule_that_retries_a_408_asks_for_the_sdks_rule() -> None:
     schedule = find(fault_schedules(max_retries=5, exceed=False), retries_one,
                     settings=settings(database=None, derandomize=True, max_examples=2000))
     assert schedule.needs[:2] == ("retries", "retries_as_the_sdks_do"), schedule
+
+
+def test_one_retry_too_many_of_what_only_the_sdks_retry_asks_for_their_rule_too() -> None:
+    """An agent that honours max_retries but keeps to the docs' transient failures stops at
+    a 401 marked `x-should-retry: true`: its count is not held against it there."""
+    def stops_after_sdk_only(schedule: Any) -> bool:
+        retried = [r for r in schedule.replies if r.error is not None]
+        return (schedule.end == "error" and "honours_max_retries" in schedule.needs
+                and any(retried_by_the_sdks_only(api_error(r.error).status, r.headers) for r in retried))
+
+    schedule = find(fault_schedules(max_retries=1, exceed=True), stops_after_sdk_only,
+                    settings=settings(database=None, derandomize=True, max_examples=2000))
+    assert "retries_as_the_sdks_do" in schedule.needs, schedule

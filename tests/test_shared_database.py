@@ -117,3 +117,14 @@ def test_a_counterexample_one_machine_finds_is_the_first_another_tries(redis_url
     assert second[0] == BOUND  # replayed from Redis before anything else
     alone = machine(tmp_path / "machine3")  # the same, with no shared database: it searches afresh
     assert alone[0] != BOUND
+
+
+def test_on_a_ci_machine_the_shared_profile_still_searches_at_random_and_shares(tmp_path: Path) -> None:
+    """With `CI` set, hypothesis loads its own `ci` profile (derandomized, no database) by
+    itself; `HYPOTHESIS_PROFILE=shared` must still win, with its database."""
+    shared = {"HYPOTHESIS_SHARED_DB": str(tmp_path / "shared"), "HYPOTHESIS_SHARED_DB_MODE": "write", "CI": "true"}
+    first = machine(tmp_path / "machine1", **shared)
+    assert first[0] != BOUND and BOUND in first
+    assert any(path.is_file() for path in (tmp_path / "shared").rglob("*"))
+    second = machine(tmp_path / "machine2", **shared)
+    assert second[0] == BOUND

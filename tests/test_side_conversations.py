@@ -428,3 +428,33 @@ def test_a_side_reply_that_cannot_be_served_names_its_rule() -> None:
     outcome = run_scenario(load_scenario(LIBRARY / "http" / "overloaded_then_success.yaml"), agent=CutBeyond)
     unservable = [str(p) for p in outcome.problems if "cannot be served" in str(p)]
     assert unservable and unservable[0].startswith("the reply of harness_side_requests[1] cannot be served"), outcome.problems
+
+
+class Merges:
+    """Keeps a line whose turn got no answer, and adds the next line to that same user
+    message (the API merges consecutive user messages anyway)."""
+
+    def __init__(self, ctx: AgentContext) -> None:
+        self.client, self.history = ctx.client.with_options(max_retries=0), []
+
+    def run_turn(self, text: str) -> None:
+        if self.history and self.history[-1]["role"] == "user":
+            self.history[-1]["content"] += "\n\n" + text
+        else:
+            self.history.append({"role": "user", "content": text})
+        try:
+            message = self.client.messages.create(model="claude-sonnet-4-5", max_tokens=256, messages=self.history, tools=[READ])
+        except anthropic.APIStatusError:
+            return
+        self.history.append({"role": "assistant", "content": [b.model_dump() for b in message.content]})
+
+
+def test_user_lines_merged_into_one_message_are_not_taken_for_another_conversation(tmp_path: Path) -> None:
+    path = tmp_path / "merged.yaml"
+    path.write_text("name: merged\nabout: a 401, then a Write the agent lacks\nturns:\n"
+                    "  - user: one\n    replies:\n      - error: authentication\n"
+                    "  - user: two\n    replies:\n      - tool_use: {name: Write, input: {file_path: a.txt, content: x}}\n"
+                    "      - text: Done.\n", encoding="utf-8")
+    outcome = run_scenario(load_scenario(path), agent=Merges)
+    assert outcome.not_applicable is not None and "no tool that writes a file" in outcome.not_applicable
+    assert "conversation of its own" not in outcome.not_applicable, outcome.not_applicable

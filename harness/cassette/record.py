@@ -48,7 +48,7 @@ from harness.agents.events import TurnEnd
 from harness.cassette.modes import RECORD_MODES
 from harness.cassette.proxy import loopback_forwarder
 from harness.cassette.redaction.redact import RedactionError
-from harness.cassette.scrub import Scrubber, replace_cwd
+from harness.cassette.scrub import Scrubber, redact_text, replace_cwd
 from harness.cassette.timing import Stopwatch
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.cassette.vcr_setup import make_vcr
@@ -166,7 +166,8 @@ def record_session(
     )
     transcript: list[str] = []
 
-    def emit(text: str) -> None:
+    def emit(text: str) -> None:  # the user's lines and the agent's output: secrets redacted as in the cassette
+        text = redact_text(text)
         transcript.append(text)
         if write is not None:
             write(text)

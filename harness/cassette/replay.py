@@ -34,7 +34,7 @@ from harness.cassette.index import (
 from harness.cassette.network import NetworkBlocked, block_network
 from harness.cassette.proxy import loopback_forwarder
 from harness.cassette.record import drive
-from harness.cassette.scrub import replace_cwd
+from harness.cassette.scrub import redact_text, replace_cwd
 from harness.cassette.session import ENGINES, REPLAY_API_KEY
 from harness.cassette.vcr_guard import AsyncVcrGuard, VcrGuard
 from harness.cassette.vcr_setup import make_vcr
@@ -141,7 +141,8 @@ def _replay(
     clock = VirtualClock.starting_now()
     transcript: list[str] = []
 
-    def emit(text: str) -> None:
+    def emit(text: str) -> None:  # redacted as the recording's echo was: the workspace may hold the secrets
+        text = redact_text(text)
         transcript.append(text)
         if write is not None:
             write(text)

@@ -196,7 +196,8 @@ def _predict(slots: list[list[Reply]], answers: list[Reply], max_retries: int) -
                 if gives_up and effect.retryable and attempt <= max_retries:
                     needs: tuple[str, ...] = ("mini_agent",)
                 elif effect.retryable:  # one retry too many: how many is the scenario's max_retries
-                    needs = tuple(n for n in before if n not in RETRY_POLICIES) + ("honours_max_retries",)
+                    sdks = ("retries_as_the_sdks_do",) if effect.sdk_rule_only or RETRY_POLICIES[1] in before else ()
+                    needs = tuple(n for n in before if n not in RETRY_POLICIES) + sdks + ("honours_max_retries",)
                 else:
                     needs = before + (() if _final_for_every_agent(fault) else ("gives_up_on_final_errors",))
                 return Schedule(tuple(served), len(served), "error", budget, tuple(positions), needs=_of_parser(needs, parser))

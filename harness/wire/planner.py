@@ -23,6 +23,7 @@ from typing import Any
 
 from harness.wire import sse
 from harness.wire.api_errors import api_error, error_body
+from harness.wire.counted_input import counted, served_fault
 from harness.wire.faults.base import ByteFault, EventFault, Fault, RawFrame
 from harness.wire.faults.json_forms import (
     AsStatus,
@@ -40,15 +41,22 @@ from harness.wire.sse_parse import final_message, tool_json_breaks
 STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
 
 
-def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: str, model: str) -> WirePlan:
-    """The WirePlan for ``reply`` to a request that did (or did not) ask to stream."""
+def plan_reply(
+    reply: Reply, *, streaming: bool, request_id: str, message_id: str, model: str, input_tokens: int | None = None,
+) -> WirePlan:
+    """The WirePlan for ``reply`` to a request that did (or did not) ask to stream.
+    ``input_tokens``: the request's, reported in the message's usage unless the reply gives
+    its own (``counted_input``: a fault placed by bytes lands where ``harness events`` shows it)."""
     headers = {"request-id": request_id}
+    served = counted(reply, input_tokens)
+    tokens = input_tokens if served is not reply else None  # the offsets of faults placed by bytes move with the count
+    reply = served
     if reply.connection is not None:
         return WirePlan(connection=reply.connection)
     if reply.kind == "error":
         return _error_plan(reply, headers)
     if not streaming:
-        return _json_form(reply, headers, message_id=message_id, model=model)
+        return _json_form(reply, headers, message_id=message_id, model=model, tokens=tokens)
     events, frames = stream_frames(reply, message_id=message_id, model=model)
     headers |= STREAM_HEADERS | reply.headers
     byte_faults = [fault for fault in reply.faults if isinstance(fault, ByteFault)]
@@ -57,8 +65,9 @@ def plan_reply(reply: Reply, *, streaming: bool, request_id: str, message_id: st
     if not byte_faults:  # nothing times or breaks the frames: the body is one write
         return WirePlan(200, headers, [b"".join(frames)], [0.0], events=events)
     plan = WirePlan(200, headers, list(frames), [0.0] * len(frames), events=events)
+    body = b"".join(frames) if tokens is not None else b""
     for fault in byte_faults:
-        fault.apply(plan, frames)
+        (served_fault(fault, body, tokens, streaming=True) if tokens is not None else fault).apply(plan, frames)
     return plan
 
 
@@ -93,7 +102,7 @@ def _with_faults(faults: tuple[Fault, ...], events: list[dict[str, Any]], render
     return events
 
 
-def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model: str) -> WirePlan:
+def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model: str, tokens: int | None) -> WirePlan:
     """The plan for a request without ``stream``: the message as JSON, the faults in their
     non-streaming forms (see the module docstring)."""
     rendered: sse.Rendered = {}
@@ -124,6 +133,8 @@ def _json_form(reply: Reply, headers: dict[str, str], *, message_id: str, model:
     cut = next((form for form in reversed(forms) if isinstance(form, CutBody)), None)
     silence = next((form for form in forms if isinstance(form, Silence)), None)
     if cut is not None:
+        if cut.after_bytes is not None and tokens is not None:
+            cut = served_fault(cut, body, tokens, streaming=False)
         offset = _body_offset(cut, len(body), events, rendered)
         cut_after(plan, offset)
         plan.ending = cut.how

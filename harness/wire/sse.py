@@ -20,6 +20,7 @@ from typing import Any
 from harness.wire.sse_parse import final_message
 
 SPEC_KEYS = frozenset({"thinking", "text", "tool_use", "content", "stop_reason", "stop_sequence", "usage"})
+DEFAULT_INPUT_TOKENS = 100  # a message's usage without a request to count (``harness events``)
 TOOL_USE_KEYS = frozenset({"name", "input", "json", "id"})
 _THINKING_KEYS = frozenset({"thinking", "signature"})
 
@@ -284,7 +285,7 @@ def _usage(given: Mapping[str, Any], *, output_tokens: int) -> tuple[dict, dict]
     """The usage of message_start and of message_delta. As live, message_start carries
     at most one output token; message_delta the totals, without the start-only keys."""
     usage = {
-        "input_tokens": 100,
+        "input_tokens": DEFAULT_INPUT_TOKENS,
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
         "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},

@@ -3,7 +3,8 @@ already chose one (hypothesis' ``--hypothesis-profile NAME``, which may name the
 harness's pytest plugin registers them before hypothesis reads the option), then from
 ``$HYPOTHESIS_PROFILE`` (``ci`` by default):
 
-- ``ci``: derandomized, so a run is reproducible; few enough examples to keep the
+- ``ci``: derandomized, so a run is reproducible (hypothesis's own ``ci`` profile, which
+  it loads by itself on a CI machine, gives way to these); few enough examples to keep the
   properties under a minute on 2 cores.
 - ``quick``: derandomized and small, for a second agent in the same CI run.
 - ``thorough``: ``HYPOTHESIS_PROFILE=thorough`` for a long search.
@@ -39,8 +40,11 @@ def register() -> None:
         from pytest import UsageError
 
         raise UsageError(str(error)) from None
-    common: dict = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
-    random = dict(common, **({"database": database} if database is not None else {}))
+    # hypothesis's own defaults as the parent: on a CI machine it loads its `ci` profile
+    # (derandomized, no database) by itself, and a profile registered then inherits from it
+    common: dict = dict(parent=settings.get_profile("default"), deadline=None, print_blob=True,
+                        suppress_health_check=[HealthCheck.too_slow])
+    random = dict(common, derandomize=False, **({"database": database} if database is not None else {}))
     settings.register_profile("ci", derandomize=True, max_examples=100, stateful_step_count=6, **common)
     settings.register_profile("quick", derandomize=True, max_examples=20, stateful_step_count=4, **common)
     settings.register_profile("thorough", max_examples=1000, stateful_step_count=25, **random)
@@ -61,7 +65,9 @@ def chosen_profile(environ: Mapping[str, str]) -> str:
     return name
 
 
+_AUTOMATIC = settings.get_current_profile_name() == "default" or (  # not chosen: hypothesis's default, or the
+    settings.get_current_profile_name() == "ci" and settings.default is settings.get_profile("ci"))  # ci it loads on CI
 register()
-if settings.get_current_profile_name() == "default":  # no --hypothesis-profile: the environment's, or ci
+if _AUTOMATIC:  # no --hypothesis-profile: the environment's, or ci
     settings.load_profile(chosen_profile(os.environ))
 PROGRESS_EVERY = 30.0

@@ -21,7 +21,8 @@ def compare_transcript(path: Path, actual: str) -> list[str]:
             write_atomically(path, actual)
             return []
         if not path.exists():
-            return [f"expect.transcript: {path} does not exist (run with {UPDATE_VARIABLE}=1 to write it)"]
+            return [f"expect.transcript: {path} does not exist (`harness run --update-golden` or `pytest --update-golden` "
+                    f"writes it; {UPDATE_VARIABLE}=1 too)"]
         expected = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return [f"expect.transcript: {path}: cannot use it: {error}"]

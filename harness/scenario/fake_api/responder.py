@@ -34,6 +34,7 @@ from harness.scenario.fake_api.side_requests import (
 from harness.scenario.fake_api.thinking_first import thinks_first
 from harness.scenario.fake_api.threads import Threads
 from harness.scenario.fake_api.tool_map import ToolMap
+from harness.scenario.fake_api.usage import estimate_input_tokens
 from harness.scenario.format.model import DEFAULT_MODEL
 from harness.scenario.format.problem import Kind, Problem
 from harness.scenario.format.side_requests import SideRule
@@ -178,6 +179,7 @@ class Responder:
             record.plan = plan_reply(
                 reply, streaming=record.streaming, request_id=pending.request_id,
                 message_id=f"msg_harness_{record.number:06d}", model=pending.model,
+                input_tokens=estimate_input_tokens(record.whole if isinstance(record.whole, dict) else {}),
             )
             record.plan.headers = dated(record.plan.headers, self.clock.wall_origin - EPOCH_ORIGIN)
         except (IndexError, ValueError) as error:  # a fault aimed past the end of its stream, a stream-only fault

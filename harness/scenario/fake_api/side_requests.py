@@ -103,8 +103,25 @@ def undeclared_side(requests: list[Exchange], label: str) -> str:
 
 
 def _apart(request: Exchange, requests: list[Exchange]) -> Exchange | None:
-    """The first of ``requests`` (no declared side request) that opens another conversation than ``request``."""
-    return next((r for r in requests if r is not request and r.side is None and not same_start(r.whole, request.whole)), None)
+    """The first of ``requests`` (no declared side request) that opens another conversation
+    than ``request``: not the same start, nor one whose first user message holds the other's
+    text and more (user lines merged into one message, as the API merges consecutive ones)."""
+    return next((r for r in requests if r is not request and r.side is None and not same_start(r.whole, request.whole)
+                 and not _merged(r.whole, request.whole)), None)
+
+
+def _merged(one: Any, other: Any) -> bool:
+    """Whether two requests open with the same system prompt and a first user message one
+    of which begins with the other's text."""
+    firsts = []
+    for body in (one, other):
+        messages = body.get("messages") if isinstance(body, dict) else None
+        first = messages[0] if isinstance(messages, list) and messages and isinstance(messages[0], dict) else {}
+        if first.get("role") != "user" or not isinstance(body, dict):
+            return False
+        firsts.append((content_text(first.get("content")).strip(), str(body.get("system"))))
+    (a, system_a), (b, system_b) = firsts
+    return system_a == system_b and bool(a) and bool(b) and (a.startswith(b) or b.startswith(a))
 
 
 def _declares_tools(request: Exchange) -> bool:

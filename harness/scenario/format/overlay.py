@@ -24,7 +24,7 @@ def recorded_reply(interaction: Mapping[str, Any]) -> Reply:
     faults = (pace,) if pace is not None else ()
     status = int((response.get("status") or {}).get("code", 200))
     body = response_body_bytes(response)
-    headers = {str(k).lower(): v[0] if isinstance(v, list) else str(v) for k, v in (response.get("headers") or {}).items()}
+    headers = {str(k).lower(): str(v[0] if isinstance(v, list) and v else v) for k, v in (response.get("headers") or {}).items()}
     if status != 200:
         kept = {k: headers[k] for k in KEPT_ERROR_HEADERS if k in headers}
         return Reply(error=status, body=body.decode("utf-8", "replace"), headers=kept, faults=faults)

@@ -24,8 +24,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harness.scenario.frontends.selection import cache_file
-from harness.wire.files import write_atomically
+from harness.scenario.frontends.selection import cache_file, write_cache
 
 FILE_NAME = "durations.json"
 UNKNOWN_S = 1.0  # what a file weighs when nothing at all is known
@@ -53,7 +52,7 @@ def record_durations(path: Path, measured: Mapping[str, float]) -> None:
     if not measured:
         return
     known = read_durations(path) | {key: round(seconds, 3) for key, seconds in measured.items()}
-    write_atomically(Path(path), json.dumps({"durations": dict(sorted(known.items()))}, indent=0) + "\n")
+    write_cache(Path(path), json.dumps({"durations": dict(sorted(known.items()))}, indent=0) + "\n")
 
 
 def weights(keys: Sequence[str], durations: Mapping[str, float]) -> list[float]:

@@ -46,8 +46,23 @@ from harness.scenario.run.runner import run_scenario
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    if args.update_golden:
-        os.environ[UPDATE_VARIABLE] = "1"
+    if not args.update_golden:
+        return _run(args)
+    if args.agent:
+        print("harness run: --update-golden writes mini_agent's REPL transcripts; with --agent none is checked "
+              "or written (run it without --agent)", file=sys.stderr)
+    before = os.environ.get(UPDATE_VARIABLE)
+    os.environ[UPDATE_VARIABLE] = "1"  # the workers read it too
+    try:
+        return _run(args)
+    finally:  # a run in process (a test, a caller's script) leaves the environment as it found it
+        if before is None:
+            del os.environ[UPDATE_VARIABLE]
+        else:
+            os.environ[UPDATE_VARIABLE] = before
+
+
+def _run(args: argparse.Namespace) -> int:
     baseline = read_baseline(args.baseline) if args.baseline else None
     args.paths = [*(args.paths or ([] if args.library else ["scenarios"])), *([SCENARIOS] if args.library else [])]
     selected = select(scenario_files(args.paths), args.keyword)

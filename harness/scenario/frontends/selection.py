@@ -91,6 +91,15 @@ def keyword_matches(expression: str, haystack: str) -> bool:
     return result
 
 
+def write_cache(path: Path, text: str) -> None:
+    """Write a file of the cache; its folder gets a ``.gitignore`` of everything in it, as
+    pytest's own cache does (what one machine remembers is never shared through git)."""
+    write_atomically(path, text)
+    ignore = path.parent / ".gitignore"
+    if path.parent.resolve() == cache_file().parent.resolve() and not ignore.exists():
+        ignore.write_text("# made by the harness: its cache belongs to this machine\n*\n", encoding="utf-8")
+
+
 def scenario_name(path: Path) -> str:
     """A scenario's ``name:``, read without loading the file (its stem if it has none)."""
     try:
@@ -131,7 +140,7 @@ def remember_failures(agent: str | None, records: Iterable[Mapping[str, Any]], c
     for record in records:
         (known.add if record["result"] in ("fail", "broken") else known.discard)(record["file"])
     data[agent or ""] = sorted(known)
-    write_atomically(cache, json.dumps(data, indent=1) + "\n")
+    write_cache(cache, json.dumps(data, indent=1) + "\n")
 
 
 def read_baseline(path: Path) -> dict[str, set[str]]:
