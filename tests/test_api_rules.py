@@ -538,3 +538,29 @@ def test_thinking_after_the_compaction_block_the_api_wrote_first_passes() -> Non
     assert check_history(history) == []
     assert only(check_history([user("Hi"), assistant(text("Hmm."), compacted, thinking(), text("Hi.")), user("Bye")])).endswith(
         "Found `text`.")
+
+
+SEARCH = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "weather"}}
+FOUND = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []}
+WEB = {"type": "web_search_20250305", "name": "web_search"}
+UNRESOLVED = "messages.1: `web_search` tool use with id `srvtoolu_01` was found without a corresponding `web_search_tool_result` block"
+
+
+@pytest.mark.parametrize(("messages", "said"), [
+    ((user("Hi"), assistant(text("Searching."), SEARCH), user("And?")), UNRESOLVED),  # the result dropped
+    ((user("Hi"), assistant(SEARCH, tool_use("toolu_A")), user(tool_result("toolu_A"), text("also this"))), UNRESOLVED),
+    ((user("Hi"), assistant(text("Searching."), SEARCH)), None),  # a paused turn sent back as it came
+    ((user("Hi"), assistant(SEARCH, FOUND, text("Sunny.")), user("Thanks")), None),
+    ((user("Hi"), assistant(SEARCH, tool_use("toolu_A")), user(tool_result("toolu_A"))), None),  # the search waits on the client
+    ((user("Hi"), assistant(SEARCH, tool_use("toolu_A")), user(tool_result("toolu_A")), assistant(FOUND, text("Sunny.")),
+      user("Thanks")), None),
+])
+def test_a_server_tools_call_needs_its_result_before_the_assistant_turn_ends(messages: tuple, said: str | None) -> None:
+    """The tool use docs: a user message with anything but tool results ends the assistant
+    turn, and a server tool's call without its result is then the API's 400."""
+    body = request(*messages, tools=[WEB, {"name": "Read", "input_schema": {"type": "object"}}])
+    assert [str(v) for v in check_request(body)] == ([said] if said else [])
+    checker = ConversationChecker()
+    for n in range(2, len(messages) + 1):  # read from where the shorter conversation ended: the same verdict
+        verdict = checker.check_request(request(*messages[:n], tools=body["tools"]))
+    assert [str(v) for v in verdict] == ([said] if said else [])

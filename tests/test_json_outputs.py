@@ -27,7 +27,7 @@ from harness.scenario.format.library import scenario_files
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.run.runner import run_scenario
 from harness.scenario.run.timeline import format_timeline
-from harness.wire import sse
+from harness.wire import blocks
 from harness.wire.faults.cut import Cut
 from harness.wire.faults.duplicate import Duplicate
 from harness.wire.faults.pings import Pings
@@ -66,7 +66,7 @@ def test_the_json_comes_in_as_many_deltas_as_the_text_so_a_cut_lands_where_it_di
     served = as_json_output(written, ASKING)
     own, rewritten = (stream_events(r, message_id="msg_x", model="m") for r in (written, served))
     assert [e["type"] for e in own] == [e["type"] for e in rewritten]
-    assert len(sse.text_pieces(text)) > 2
+    assert len(blocks.text_pieces(text)) > 2
     assert unwritable(written, ASKING) is None
 
 

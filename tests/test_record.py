@@ -322,3 +322,15 @@ def test_a_recording_whose_lines_send_nothing_is_not_a_success(tmp_path, monkeyp
         with pytest.raises(NothingRecorded, match="the agent sent no request"):
             record_session(tmp_path / "c.yaml", ["/status"], base_url=server.url, api_key="test")
     assert not (tmp_path / "c.yaml").exists()
+
+
+def test_a_cassette_recorded_through_a_base_url_with_a_path_replays(tmp_path, workspace, api_key):
+    """A gateway's prefix (here `harness serve`'s session path) is where the recording was
+    made; the replay's client asks the API's own path, and both engines match it."""
+    replies = [Reply(message={"text": "Hello there."})]
+    cassette = tmp_path / "prefixed.yaml"
+    with loopback(replies) as (server, _):
+        recorded = record_session(cassette, ["hi"], base_url=f"{server.url}/s/gateway", cwd=workspace)
+    assert "/s/gateway/v1/messages" in cassette.read_text()
+    for engine in ("harness", "vcr"):
+        assert replay_session(cassette, ["hi"], engine=engine, cwd=workspace).transcript == recorded.transcript

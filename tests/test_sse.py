@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.strategies.replies import replies
+from harness.wire.blocks import json_pieces
 from harness.wire.faults import (
     BadData,
     Duplicate,
@@ -32,7 +33,6 @@ from harness.wire.sse import (
     encode_event,
     encode_events,
     encode_rendered,
-    json_pieces,
     message_events,
     non_streaming_body,
     ping_event,
@@ -230,7 +230,10 @@ def test_usage_defaults_are_small_and_given_usage_wins():
     assert (usage["input_tokens"], usage["output_tokens"], usage["cache_read_input_tokens"]) == (5000, 7, 4000)
 
 
-def test_raw_content_blocks_pass_through_whole():
+def test_raw_content_blocks_stream_as_the_live_api_streams_them():
+    """A server tool's call starts with `input: {}` and streams its input as the client
+    tools' calls do, raw text and thinking come in deltas; a tool's result and a redacted
+    thinking block come whole in their start."""
     search = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "weather"}}
     result = {
         "type": "web_search_tool_result",
@@ -239,12 +242,16 @@ def test_raw_content_blocks_pass_through_whole():
                      "encrypted_content": "abc", "page_age": None}],
     }
     redacted = {"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"}
-    spec = {"content": [redacted, search, result], "text": "It is sunny."}
+    said = {"type": "text", "text": "Searching for the weather now."}
+    spec = {"content": [redacted, search, result, said], "text": "It is sunny."}
     events = message_events(spec, message_id="msg_1")
-    assert [e["content_block"] for e in events if e["type"] == "content_block_start"][:3] == [redacted, search, result]
-    assert deltas(events, 0) == deltas(events, 1) == deltas(events, 2) == []
+    starts = [e["content_block"] for e in events if e["type"] == "content_block_start"]
+    assert starts[:4] == [redacted, {**search, "input": {}}, result, {"type": "text", "text": ""}]
+    assert deltas(events, 0) == deltas(events, 2) == []
+    assert "".join(d["partial_json"] for d in deltas(events, 1)) == '{"query": "weather"}' and deltas(events, 1)[0]["partial_json"] == ""
+    assert "".join(d["text"] for d in deltas(events, 3)) == said["text"]
     blocks = assert_sdk_agrees(events)["content"]
-    assert [b["type"] for b in blocks] == ["redacted_thinking", "server_tool_use", "web_search_tool_result", "text"]
+    assert blocks[:4] == [redacted, search, result, said]
 
 
 def test_fallback_block_relabels_the_message_with_the_model_that_took_over():

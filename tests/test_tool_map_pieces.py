@@ -18,9 +18,9 @@ from harness.scenario.fake_api.tool_map import ToolMap
 from harness.scenario.format.loader import load_scenario
 from harness.scenario.format.model import Scenario, Turn
 from harness.scenario.run.runner import run_scenario
+from harness.wire.blocks import json_pieces
 from harness.wire.faults import Cut
 from harness.wire.replies import Reply
-from harness.wire.sse import json_pieces
 
 MAPS = [
     {"Read": {"name": "read", "input": {"file_path": "path", "offset": "offset", "limit": "limit"}}},

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from harness.cassette.diff import ReplayMismatch, body_diff, mismatch_response
-from harness.cassette.matching import LiveBodies, body_digest
+from harness.cassette.matching import LiveBodies, api_path, body_digest
 from harness.cassette.redaction.redact import RedactionError
 from harness.cassette.scrub import Scrubber
 from harness.scenario.fake_api.transport import plan_response
@@ -50,7 +50,7 @@ Key = tuple[str, str, bytes]
 
 
 def _route(request: Mapping[str, Any]) -> tuple[str, str]:
-    return str(request.get("method", "GET")).upper(), urlsplit(str(request.get("uri", ""))).path or "/"
+    return str(request.get("method", "GET")).upper(), api_path(urlsplit(str(request.get("uri", ""))).path)
 
 
 class CassetteIndex:
@@ -110,7 +110,7 @@ class CassetteIndex:
     def take(self, method: str, path: str, content: bytes) -> int:
         """The interaction answering this request (marked used), or raise ReplayMismatch."""
         self._requests += 1
-        route = (method.upper(), path or "/")
+        route = (method.upper(), api_path(path))
         if self.match_on == "order":
             index = len(self.played)
             if index >= len(self.interactions) or self._routes[index] != route:

@@ -7,6 +7,8 @@ the key that tagged them).
     body_digest(body)            a digest of it
     LiveBodies(scrubber).digest  a live body's digest, scrubbed part by part
     same_body(r1, r2)            vcrpy's matcher ``harness_body``
+    api_path(path)               the part of a path the API answers (``/v1/…``), the same
+                                 for both engines (vcrpy's matcher ``harness_path``)
 
 A session's requests repeat each other: every request carries the whole conversation so
 far. ``LiveBodies`` scrubs a request body one top-level member and one message at a time
@@ -77,6 +79,20 @@ class LiveBodies:
             self._parts[key] = json_body.loads(canonical_body(self.scrubber.body(text, cwd=False)))
             self.scrubbed += 1
         return self._parts[key]
+
+
+def api_path(path: str) -> str:
+    """The API's part of a request path: from its first ``/v1/`` on (a base URL's own path,
+    a gateway's ``/anthropic`` or ``harness serve``'s ``/s/NAME``, is where the recording
+    was made, not what was asked); the whole path when it has none."""
+    at = path.find("/v1/")
+    return path[at:] if at >= 0 else path or "/"
+
+
+def same_api_path(r1: Any, r2: Any) -> None:
+    """vcrpy matcher ``harness_path``: the same ``api_path``."""
+    if api_path(r1.path) != api_path(r2.path):
+        raise AssertionError(f"the paths differ: {r1.path} and {r2.path}")
 
 
 def same_body(r1: Any, r2: Any) -> None:

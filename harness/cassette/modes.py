@@ -21,7 +21,7 @@ from harness.cassette.age import in_ci
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 VCR_MODE = {"none": "none", "once": "once", "new_episodes": "new_episodes", "all": "all", "rewrite": "all"}
 """The vcrpy record mode each one runs on (``rewrite`` is ``all`` with nothing old kept)."""
-MATCHING = {"body": ("method", "path", "harness_body"), "order": ("method", "path")}
+MATCHING = {"body": ("method", "harness_path", "harness_body"), "order": ("method", "harness_path")}
 
 
 def default_record_mode() -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Collection
 
 from harness.cassette.age import METADATA_KEY, harness_version, stamp
-from harness.cassette.matching import same_body
+from harness.cassette.matching import same_api_path, same_body
 from harness.cassette.modes import MATCHING, RECORD_MODES, VCR_MODE
 from harness.cassette.redaction.config import configured
 from harness.cassette.scan import Finding, scan_text
@@ -238,5 +238,6 @@ def make_vcr(
         skip_patchers=() if unrecorded is None else tuple(name for name in PATCHER_NAMES if name != "httpx2"),
     )
     recorder.register_matcher("harness_body", same_body)
+    recorder.register_matcher("harness_path", same_api_path)
     recorder.register_persister(AtomicPersister(stamper))
     return recorder

@@ -43,6 +43,10 @@ the API merges them, and ``system`` messages are skipped)
 - ``messages.N: Did not find M `tool_result` block(s) at the beginning of this message.
   ...`` -- every id is answered, but not by the blocks that open the turn
 - ``messages.N.content.K: unexpected `tool_use_id` found in `tool_result` blocks: ...``
+- ``messages.N: `web_search` tool use with id `srvtoolu_…` was found without a
+  corresponding `web_search_tool_result` block`` -- a server tool's call whose result has
+  not come when a user message with anything but tool results ends the assistant turn
+  (a turn of tool results alone lets it wait; a final assistant message may end in it)
 
 Thinking
 - ``messages.N.content.0: If an assistant message contains any thinking blocks, the first

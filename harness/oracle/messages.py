@@ -34,7 +34,13 @@ from harness.oracle.message_rules import (
     non_empty_content,
 )
 from harness.oracle.tallies import Tally
-from harness.oracle.turn_rules import TURN_RULES, Turn
+from harness.oracle.turn_rules import (
+    TURN_RULES,
+    Turn,
+    note_server_calls,
+    only_tool_results,
+    unresolved_server_calls,
+)
 from harness.oracle.wording import Violation
 
 _MAPPING = (dict, Mapping)  # same answer as Mapping alone, but dicts skip the slow ABC check
@@ -59,7 +65,8 @@ class HistoryPass:
     (``tally``). A longer list that begins with the same messages, none of them its last,
     goes on from the copy and ends as a pass over the whole of it would."""
 
-    __slots__ = ("server_tools", "length", "found", "between", "tool_use_ids", "turn", "asked", "unanswerable", "tally")
+    __slots__ = ("server_tools", "length", "found", "between", "tool_use_ids", "turn", "asked", "unanswerable", "tally",
+                 "server_calls")
 
     def __init__(self, server_tools: Collection[str] = ()) -> None:
         self.server_tools = frozenset(server_tools)
@@ -71,6 +78,7 @@ class HistoryPass:
         self.asked: list[str] = []  # for the next user turn: the ids the assistant turn before it asked
         self.unanswerable: set[str] = set()  # … and those of them that call a server tool
         self.tally = Tally()
+        self.server_calls: dict[str, tuple[int, str]] = {}  # server tool calls awaiting their result: id → (message, name)
 
     def read(self, messages: Sequence[Any], stop: int) -> None:
         """Read ``messages[length:stop]``; the last of ``messages`` is the final one."""
@@ -88,6 +96,7 @@ class HistoryPass:
         found = self.found + self.between
         if self.turn is not None:
             found += [found_between for rule in TURN_RULES[self.turn.role] for found_between in rule(self.turn)]
+            found += unresolved_server_calls(self.turn, self.server_calls) if self.turn.role == "user" else []
         found.sort(key=lambda item: (not is_validation(item[1]), item[0]))
         return [violation for _, violation in found]
 
@@ -100,6 +109,7 @@ class HistoryPass:
         other.turn = None if self.turn is None else Turn(self.turn.role, list(self.turn.messages), self.turn.asked,
                                                          self.turn.unanswerable)
         other.tally = self.tally.copy()
+        other.server_calls = dict(self.server_calls)
         return other
 
     def _read_one(self, index: int, raw: Any, last: bool) -> None:
@@ -149,6 +159,12 @@ class HistoryPass:
         for rule in TURN_RULES[turn.role]:
             self.between += rule(turn)
         assistant = turn.role == "assistant"
+        if assistant:
+            note_server_calls(turn, self.server_calls)
+        else:
+            self.between += unresolved_server_calls(turn, self.server_calls)
+            if not only_tool_results(turn):
+                self.server_calls = {}
         self.asked = turn.tool_use_ids() if assistant else []
         self.unanswerable = turn.server_tool_calls(self.server_tools) if assistant else set()
         self.turn = None

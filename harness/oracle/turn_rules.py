@@ -138,6 +138,36 @@ def tool_results_first(turn: Turn) -> Found:
     return [(turn.first, Violation(f"messages.{turn.first}", wording.RESULTS_NOT_FIRST.format(count=len(turn.asked))))]
 
 
+def note_server_calls(turn: Turn, waiting: dict[str, tuple[int, str]]) -> None:
+    """Keep in ``waiting`` the server tool calls of an assistant turn (``server_tool_use``)
+    whose result (a ``…_tool_result`` block with their id) has not come."""
+    for message in turn.messages:
+        for kind, block in zip(message.types, message.blocks):
+            if kind == "server_tool_use" and isinstance(block.get("id"), str) and isinstance(block.get("name"), str):
+                waiting[block["id"]] = (message.index, block["name"])
+            elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
+                waiting.pop(block.get("tool_use_id"), None)  # type: ignore[arg-type]
+
+
+def only_tool_results(turn: Turn) -> bool:
+    """Whether a user turn holds nothing but ``tool_result`` blocks: the assistant turn
+    goes on after it (a server tool's result may still come)."""
+    return all(kind == "tool_result" for message in turn.messages for kind in message.types)
+
+
+def unresolved_server_calls(turn: Turn, waiting: dict[str, tuple[int, str]]) -> Found:
+    """``messages.N: `web_search` tool use with id `srvtoolu_…` was found without a
+    corresponding `web_search_tool_result` block`` -- a user turn that ends the assistant
+    turn (anything but tool_result blocks: the tool use docs' words) while a server tool's
+    call has no result. N is the assistant message of the call. A turn of tool results
+    alone lets the call wait (its result opens the next answer); an assistant turn that
+    ends the request may end in the call (``pause_turn``: sent back as it came)."""
+    if only_tool_results(turn):
+        return ()
+    return [(index, Violation(f"messages.{index}", wording.SERVER_CALL_UNRESOLVED.format(name=name, id=call_id)))
+            for call_id, (index, name) in waiting.items()]
+
+
 TURN_RULES: dict[str, tuple[TurnRule, ...]] = {
     "assistant": (thinking_not_last,),
     "user": (tool_results_answer_tool_uses, every_tool_use_answered, tool_results_first),

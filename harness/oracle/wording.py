@@ -32,6 +32,7 @@ RESULTS_NOT_FIRST = (
     "Messages following `tool_use` blocks must begin with a matching number of "
     "`tool_result` blocks."
 )
+SERVER_CALL_UNRESOLVED = "`{name}` tool use with id `{id}` was found without a corresponding `{name}_tool_result` block"
 UNEXPECTED_RESULT = (
     "unexpected `tool_use_id` found in `tool_result` blocks: {id}. "
     "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."

@@ -10,31 +10,30 @@ The way back (bytes → events → the final message) is ``sse_parse``.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from harness.wire.blocks import (
+    as_list,
+    delta_events,
+    given_pieces,
+    raw_block,
+    thinking_block,
+    tool_use_block,
+)
 from harness.wire.sse_parse import final_message
 
 SPEC_KEYS = frozenset({"thinking", "text", "tool_use", "content", "stop_reason", "stop_sequence", "usage"})
 DEFAULT_INPUT_TOKENS = 100  # a message's usage without a request to count (``harness events``)
-TOOL_USE_KEYS = frozenset({"name", "input", "json", "id"})
-_THINKING_KEYS = frozenset({"thinking", "signature"})
 
-_TEXT_PIECE = 20  # characters per text/thinking delta, as a floor
-_JSON_PIECE = 10  # characters per input_json_delta, as a floor (the live API sends ~10)
-_MAX_PIECES = 50  # longer content gets longer pieces, to keep the SDK's per-delta cost bounded
-_WORDS = re.compile(r"\s*\S+|\s+")
 _NOT_ID = re.compile(r"[^a-zA-Z0-9_-]")
 _START_ONLY_USAGE = frozenset({"cache_creation", "service_tier", "inference_geo"})
 _PING = b'event: ping\ndata: {"type": "ping"}\n\n'
 _MESSAGE_STOP = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _dumps = _ENCODER.encode
-_INPUT_JSON = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False), built once
 _json_string = json.encoder.encode_basestring  # a str as compact JSON, non-ASCII kept (as _ENCODER)
 _DELTA_EVENT_KEYS = ("type", "index", "delta")
 _DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json",
@@ -67,13 +66,13 @@ def message_events(
     unknown = spec.keys() - SPEC_KEYS
     if unknown:
         raise ValueError(f"unknown message key(s) {sorted(unknown)}; valid keys: {sorted(SPEC_KEYS)}")
-    blocks = [_thinking_block(item, f"{message_id}/{n}") for n, item in enumerate(_as_list(spec.get("thinking")))]
-    blocks += [(_raw_block(block), []) for block in _as_list(spec.get("content"))]
+    blocks = [thinking_block(item, f"{message_id}/{n}") for n, item in enumerate(as_list(spec.get("thinking")))]
+    blocks += [raw_block(block, f"{message_id}/raw{n}") for n, block in enumerate(as_list(spec.get("content")))]
     if spec.get("text") is not None:
-        blocks.append(({"type": "text", "text": ""}, _deltas("text_delta", "text", _given_pieces(spec["text"]))))
-    tools = _as_list(spec.get("tool_use"))
+        blocks.append(({"type": "text", "text": ""}, delta_events("text_delta", "text", given_pieces(spec["text"]))))
+    tools = as_list(spec.get("tool_use"))
     stem = _NOT_ID.sub("", message_id.removeprefix("msg_"))
-    blocks += [_tool_use_block(tool, f"{tool_id_prefix}{stem}_{n}") for n, tool in enumerate(tools, 1)]
+    blocks += [tool_use_block(tool, f"{tool_id_prefix}{stem}_{n}") for n, tool in enumerate(tools, 1)]
 
     chars = sum(len(d.get("text") or d.get("thinking") or d.get("partial_json") or "") for _, ds in blocks for d in ds)
     start_usage, delta_usage = _usage(spec.get("usage") or {}, output_tokens=max(1, chars // 4))
@@ -194,91 +193,6 @@ def batch_dumps() -> Callable[[Any], str]:
         e.sort_keys, e.skipkeys, e.allow_nan,
     )
     return lambda value: "".join(encode(value, 0))
-
-
-def _as_list(value: Any) -> list:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _deltas(delta_type: str, key: str, pieces: list[str]) -> list[dict]:
-    return [{"type": delta_type, key: piece} for piece in pieces]
-
-
-def _given_pieces(text: Any) -> list[str]:
-    """A message's ``text``: a string, cut here into pieces; or the pieces themselves, as
-    the fake API writes a text it rewrote (non-empty strings)."""
-    if isinstance(text, list) and text and all(isinstance(piece, str) and piece for piece in text):
-        return text
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a string, not {text!r}")
-    return text_pieces(text)
-
-
-def text_pieces(text: str) -> list[str]:
-    """``text`` in pieces of whole words, each at least ~20 characters but the last."""
-    size = max(_TEXT_PIECE, len(text) // _MAX_PIECES)
-    pieces, current = [], ""
-    for word in _WORDS.findall(text):
-        current += word
-        if len(current) >= size:
-            pieces.append(current)
-            current = ""
-    return pieces + [current] if current else pieces
-
-
-def json_pieces(value: Any) -> list[str]:
-    """``value`` as the live API streams tool input: an empty piece, then the JSON in
-    chunks; an empty object is the empty piece alone."""
-    raw = _INPUT_JSON(value)
-    if raw == "{}":
-        return [""]
-    size = max(_JSON_PIECE, len(raw) // _MAX_PIECES)
-    return [""] + [raw[i : i + size] for i in range(0, len(raw), size)]
-
-
-def _thinking_block(item: Any, seed: str) -> tuple[dict, list[dict]]:
-    if isinstance(item, str):
-        text, signature = item, None
-    elif isinstance(item, Mapping) and isinstance(item.get("thinking"), str) and item.keys() <= _THINKING_KEYS:
-        text, signature = item["thinking"], item.get("signature")
-    else:
-        raise ValueError(f"thinking must be a string or {{thinking, signature}}, not {item!r}")
-    if signature is None:
-        signature = base64.b64encode(hashlib.shake_256(f"{seed}\0{text}".encode()).digest(96)).decode()
-    deltas = _deltas("thinking_delta", "thinking", text_pieces(text))
-    deltas.append({"type": "signature_delta", "signature": signature})
-    return {"type": "thinking", "thinking": "", "signature": ""}, deltas
-
-
-def _raw_block(block: Any) -> dict:
-    if not isinstance(block, Mapping) or "type" not in block:
-        raise ValueError(f"content blocks must be mappings with a type, not {block!r}")
-    return dict(block)
-
-
-def _tool_use_block(tool: Any, default_id: str) -> tuple[dict, list[dict]]:
-    if not isinstance(tool, Mapping) or "name" not in tool:
-        raise ValueError(f"tool_use must be a mapping with a name, not {tool!r}")
-    unknown = tool.keys() - TOOL_USE_KEYS
-    if unknown:
-        raise ValueError(f"unknown tool_use key(s) {sorted(unknown)}; valid keys: {sorted(TOOL_USE_KEYS)}")
-    if "input" in tool and "json" in tool:
-        raise ValueError(f"tool_use {tool['name']!r}: give input or json, not both")
-    raw = tool.get("json")
-    if raw is None:
-        pieces = json_pieces(tool.get("input", {}))
-    else:
-        pieces = ["", raw] if isinstance(raw, str) else list(raw)
-    block = {
-        "type": "tool_use",
-        "id": tool.get("id", default_id),
-        "name": tool["name"],
-        "input": {},
-        "caller": {"type": "direct"},
-    }
-    return block, _deltas("input_json_delta", "partial_json", pieces)
 
 
 def _usage(given: Mapping[str, Any], *, output_tokens: int) -> tuple[dict, dict]:

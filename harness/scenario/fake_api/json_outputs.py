@@ -27,12 +27,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.scenario.fake_api.json_schema import Unbuildable, breach, example
+from harness.wire.blocks import text_pieces
 from harness.wire.errors import HarnessError
 from harness.wire.faults.base import EventFault, RawFrame
 from harness.wire.faults.moving import names_bytes
 from harness.wire.planner import stream_events
 from harness.wire.replies import Reply, empty_answer
-from harness.wire.sse import text_pieces
 from harness.wire.sse_parse import final_message
 
 ASKS = "the request asks for JSON that meets its schema (output_config.format)"

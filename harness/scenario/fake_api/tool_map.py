@@ -43,9 +43,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from harness.wire.blocks import json_pieces
 from harness.wire.errors import HarnessError
 from harness.wire.replies import Reply
-from harness.wire.sse import json_pieces
 
 
 class ToolMapError(HarnessError, ValueError):
