@@ -86,7 +86,7 @@ def test_run_json_has_one_result_per_scenario(scenarios, capsys):
     passing, failing = by_name["answer-after-overload"], by_name["expects-too-much"]
     assert (passing["passed"], passing["requests"], passing["virtual_seconds"], passing["problems"]) == (True, 3, 1.0, [])
     assert passing["file"] == str(scenarios / "passing.yaml")
-    assert failing["passed"] is False
+    assert failing["passed"] is False and (passing["result"], failing["result"]) == ("pass", "fail")
     assert failing["problems"] == [f"turn 1: expect.requests: expected 3, the agent made 1 ({scenarios / 'failing.yaml'}:7)"]
 
 

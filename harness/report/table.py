@@ -20,7 +20,8 @@ def counts(records: list[dict[str, Any]]) -> dict[str, int]:
 def json_result(record: dict[str, Any]) -> dict[str, Any]:
     """One scenario in ``--json`` output."""
     return {
-        "file": record["file"], "name": record["name"], "passed": record["result"] in ("pass", "skip", "n/a", "known"),
+        "file": record["file"], "name": record["name"], "result": record["result"],  # pass, fail, n/a, skip, known, broken
+        "passed": record["result"] in ("pass", "skip", "n/a", "known"),  # nothing failed
         "skipped": record["skipped"], "not_applicable": record.get("not_applicable"), "requests": record["requests"], "virtual_seconds": record["virtual_seconds"],
         "wall_ms": record["wall_ms"], "problems": [p["text"] for p in record["problems"]], "notes": record["notes"],
         "not_checked": record["not_checked"],
