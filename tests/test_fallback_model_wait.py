@@ -78,3 +78,16 @@ def test_the_timeline_opens_a_turn_before_the_wait_it_begins_with() -> None:
         "t= 0.000s turn 1 > One", "t= 0.000s ⏸ sleep 20.000s", "t= 20.000s → request 1: POST /v1/messages (1 messages, no stream) ← text [200]",
         "t= 20.000s turn 2 > Two", "t= 20.000s ⏸ sleep 20.000s", "t= 40.000s → request 2: POST /v1/messages (3 messages, no stream) ← text [200]",
     ]
+
+
+def test_the_timeline_of_an_agent_without_events_shows_the_tool_results_it_sent() -> None:
+    """Read from the wire, on the line before the request that carries them."""
+    from examples.reader_agent import make_agent as make_reader
+
+    outcome = run_scenario(load_scenario(Path(__file__).resolve().parents[1] / "scenarios" / "tools" / "unknown_tool.yaml"),
+                           agent=make_reader)
+    lines = [" ".join(line.split()) for line in format_timeline(outcome).splitlines()]
+    at = lines.index("t= 0.000s ↩ tool result (error) sent: there is no tool called Edit")
+    assert lines[at - 1].startswith("t= 0.000s → request 1:") and lines[at + 1].startswith("t= 0.000s → request 2:")
+    mini = [" ".join(line.split()) for line in format_timeline(run_scenario(outcome.scenario)).splitlines()]
+    assert not any("↩ tool result" in line for line in mini)  # its events say what its tools returned

@@ -22,6 +22,8 @@ def format_timeline(outcome: Outcome) -> str:
         rows += [(r.mark, r.time, f"  → request {r.number}: {_request_summary(r)}") for r in turn.requests]
         rows += [(r.mark, r.time, f"  ↳ side request {r.number} ({r.side}): {_request_summary(r)}") for r in turn.side_requests]
         rows += [(mark, at, f"    {line}") for at, mark, event in turn.events if (line := _event_line(event))]
+        if not any(isinstance(event, ToolResult) for _, _, event in turn.events):  # the agent's answers, read from the wire
+            rows += [(r.mark - 0.5, r.time, f"    ↩ {line}") for r in turn.requests for line in _sent_results(r)]
         rows += _interrupt_rows(outcome, turn)
         if turn.raised:  # a cancelled async turn lets Ctrl+C through, as asyncio's rule says: no failure
             mark = "■" if turn.cancelled else "✗"
@@ -72,6 +74,23 @@ def _request_summary(request: Any) -> str:
     invalid = f" ✗ invalid: {verdict}" if verdict else ""
     stream = "" if request.streaming else ", no stream"
     return f"{request.method} {request.path} ({messages} messages{stream}) ← {reply}{status}{form}{invalid}"
+
+
+def _sent_results(request: Any) -> list[str]:
+    """A line for each tool result the request sends (its last message's), for an agent
+    whose events do not say what its tools returned."""
+    messages = request.body.get("messages") if isinstance(request.body, dict) else None
+    last = messages[-1] if isinstance(messages, list) and messages and isinstance(messages[-1], dict) else {}
+    blocks = last.get("content") if last.get("role") == "user" and isinstance(last.get("content"), list) else []
+    lines = []
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            content = block.get("content")
+            text = content if isinstance(content, str) else " ".join(
+                b.get("text", "") for b in content if isinstance(b, dict)) if isinstance(content, list) else ""
+            first = text.strip().splitlines()[0][:80] if text.strip() else ""
+            lines.append(f"tool result {'(error) ' if block.get('is_error') else ''}sent: {first}")
+    return lines
 
 
 def _event_line(event: Any) -> str | None:
