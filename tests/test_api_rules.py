@@ -564,3 +564,19 @@ def test_a_server_tools_call_needs_its_result_before_the_assistant_turn_ends(mes
     for n in range(2, len(messages) + 1):  # read from where the shorter conversation ended: the same verdict
         verdict = checker.check_request(request(*messages[:n], tools=body["tools"]))
     assert [str(v) for v in verdict] == ([said] if said else [])
+
+
+@pytest.mark.parametrize(("fields", "refused"), [
+    ({"thinking": {"type": "enabled", "budget_tokens": 2048}, "temperature": 0.7}, True),
+    ({"thinking": {"type": "enabled", "budget_tokens": 2048}, "temperature": "0.2"}, True),
+    ({"thinking": {"type": "enabled", "budget_tokens": 2048}, "temperature": 1}, False),
+    ({"thinking": {"type": "enabled", "budget_tokens": 2048}, "top_p": 0.95}, False),
+    ({"thinking": {"type": "adaptive"}, "temperature": 0.7}, False),
+    ({"temperature": 0.7}, False),
+])
+def test_a_temperature_other_than_1_beside_enabled_thinking_is_refused(fields: dict, refused: bool) -> None:
+    """The live API's text (2025 and 2026): thinking is not compatible with temperature changes."""
+    said = [str(v) for v in check_request(request(user("Hi"), max_tokens=4096, **fields))]
+    assert said == (["`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at "
+                     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+                     "#important-considerations-when-using-extended-thinking"] if refused else [])

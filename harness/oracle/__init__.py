@@ -83,6 +83,8 @@ Request (``check_request`` only)
 - ``Thinking may not be enabled when tool_choice forces tool use.`` (no path) -- thinking
   ``enabled`` with ``tool_choice`` ``any`` or ``tool`` (``adaptive`` is not judged: some
   models take a forced tool with it)
+- ```temperature` may only be set to 1 when thinking is enabled. …`` (no path) -- thinking
+  ``enabled`` beside another ``temperature`` (``adaptive`` and the legacy -1 not judged)
 - ``tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`` /
   ``String should have at most 128 characters``; ``tools: Tool names must be unique.``
 - ``A maximum of 4 blocks with cache_control may be provided. Found N.`` (no path)
@@ -96,8 +98,8 @@ Betas (``check_request(body, betas=[…])`` only: a beta in ``betas.BETAS`` lift
   match any of the expected tags: …`` -- lifted by ``files-api-2025-04-14``
 
 Not checked, knowingly: what depends on the model or lies outside the body (token
-counts, effort levels, the legacy -1 of the sampling fields, uploaded files, sampling
-fields beside thinking: ```top_k` must be unset when thinking is enabled``); where
+counts, effort levels, the legacy -1 of the sampling fields, uploaded files, ``top_k``
+and ``top_p`` beside thinking: ```top_k` must be unset when thinking is enabled``); where
 ``role: system`` messages may stand and which models take them (no real error text found); that thinking blocks equal the response that produced
 them where the caller gives no ``thoughts`` (the earlier responses are the caller's); that with
 thinking on, a tool loop's first assistant message starts with thinking where the server

@@ -24,7 +24,7 @@ from typing import Any
 
 from harness.oracle import wording
 from harness.oracle.betas import lifted_rules
-from harness.oracle.fields import field_violations, integer_problem
+from harness.oracle.fields import UNSET, field_violations, integer_problem
 from harness.oracle.messages import HistoryPass, content_blocks
 from harness.oracle.signatures import (
     signed_by_the_requested_model,
@@ -202,6 +202,22 @@ def thinking_without_a_forced_tool(body: Mapping[str, Any], history: HistoryPass
     return [Violation("", wording.THINKING_WITH_A_FORCED_TOOL)] if choice.get("type") in ("any", "tool") else []
 
 
+def temperature_one_with_thinking(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
+    """```temperature` may only be set to 1 when thinking is enabled. Please consult our
+    documentation at …`` (no path) -- ``thinking: {type: enabled}`` beside a ``temperature``
+    other than 1 ("thinking isn't compatible with temperature or top_k modifications", the
+    thinking docs; the live API's text, 2025 and 2026). ``adaptive`` thinking and the legacy
+    -1 are not judged; a temperature that is no number is the field rule's."""
+    thinking, temperature = body.get("thinking"), body.get("temperature")
+    if not isinstance(thinking, _MAPPING) or thinking.get("type") != "enabled" or temperature is None:
+        return []
+    try:
+        value = float(temperature)
+    except (TypeError, ValueError, OverflowError):
+        return []
+    return [Violation("", wording.TEMPERATURE_WITH_THINKING)] if value not in (1.0, float(UNSET)) else []
+
+
 def file_sources_need_the_files_beta(body: Mapping[str, Any], history: HistoryPass | None) -> list[Violation]:
     """``messages.N.content.K.document.source: Input tag 'file' found using 'type' does not
     match any of the expected tags: 'base64', 'content', 'text', 'url'`` (``image``: 'base64',
@@ -231,13 +247,14 @@ def cache_ttls_in_order(body: Mapping[str, Any], history: HistoryPass | None) ->
 
 
 REQUEST_RULES: tuple[RequestRule, ...] = (
-    thinking_without_a_forced_tool, messages_rules, thinking_enabled_for_final_thinking, tool_names_match_pattern,
-    tool_names_unique, cache_control_limit, cache_ttls_in_order,
+    thinking_without_a_forced_tool, temperature_one_with_thinking, messages_rules, thinking_enabled_for_final_thinking,
+    tool_names_match_pattern, tool_names_unique, cache_control_limit, cache_ttls_in_order,
 )
 BETA_RULES: tuple[RequestRule, ...] = (file_sources_need_the_files_beta, thinking_budget_below_max_tokens)
 """The rules a beta lifts (``betas.BETAS``, each beta's ``lifts``), run after the fields."""
 OUTSIDE_MESSAGES: frozenset[RequestRule] = frozenset({
     tool_names_match_pattern, tool_names_unique, thinking_budget_below_max_tokens, thinking_without_a_forced_tool,
+    temperature_one_with_thinking,
 })
 """The rules that read nothing of ``messages``: their verdict holds while the rest of the body does."""
 

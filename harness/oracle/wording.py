@@ -65,6 +65,10 @@ BUDGET_NOT_BELOW_MAX_TOKENS = (
     "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
 )
+TEMPERATURE_WITH_THINKING = (
+    "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at "
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#important-considerations-when-using-extended-thinking"
+)
 THINKING_WITH_A_FORCED_TOOL = "Thinking may not be enabled when tool_choice forces tool use."
 FILE_SOURCE_TAG = "Input tag 'file' found using 'type' does not match any of the expected tags: {tags}"
 
