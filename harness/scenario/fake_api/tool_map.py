@@ -13,10 +13,11 @@ does not have keeps its name, unless the agent uses that name for a standard arg
 then it is served with a ``_`` appended, so that a misnamed argument stays misnamed.
 Raw ``content`` blocks, recorded and raw streams get the same treatment when a block's
 input JSON parses; ``json:`` fragments keep their text (they are usually broken on
-purpose). A renamed call
-streams in as many pieces as the standard one, each character of its values in the piece
-it was in, so event numbers (``cut: {after_event}``, ``{in_char}``, ``interrupt: k``) mean
-the same for every agent; byte offsets count the bytes served.
+purpose). A renamed call streams in as many pieces as the standard one, each character
+of its values in the piece it was in, so event numbers (``cut: {after_event}``,
+``{in_char}``, ``interrupt: k``) mean the same for every agent; byte offsets count the
+bytes served. A raw ``content`` call is the exception: its renamed input streams in the
+pieces of its own JSON, which another agent's names may make more or fewer.
 
 An argument mapped to ``None`` is one the agent's tool does not have: a scenario that
 uses it (``limit`` above) is not applicable to that agent (``capabilities``).
@@ -126,7 +127,7 @@ class ToolMap:
             calls = reply.message["tool_use"]
             renamed = [self._call(c) for c in calls] if isinstance(calls, list) else self._call(calls)
             reply = replace(reply, message={**reply.message, "tool_use": renamed})
-        if reply.message and isinstance(reply.message.get("content"), list):  # raw blocks: sent whole, no pieces to keep
+        if reply.message and isinstance(reply.message.get("content"), list):  # raw blocks: their input streams as renamed
             blocks = [self._block(b) for b in reply.message["content"]]
             reply = replace(reply, message={**reply.message, "content": blocks})
         if reply.events is not None:
