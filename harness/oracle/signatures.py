@@ -69,16 +69,3 @@ def thoughts_in(events: Iterable[Any]) -> dict[str, str]:
         elif delta.get("type") == "signature_delta" and isinstance(delta.get("signature"), str):
             found[delta["signature"]] = texts.get(event.get("index"), "")
     return found
-
-
-def signatures_in(events: Iterable[Any]) -> list[str]:
-    """The thinking signatures a stream's events hand out (``signature_delta``), in order."""
-    found = []
-    for event in events:
-        if isinstance(event, _MAPPING) and event.get("type") == "content_block_delta":
-            delta = event.get("delta")
-            if isinstance(delta, _MAPPING) and delta.get("type") == "signature_delta":
-                signature = delta.get("signature")
-                if isinstance(signature, str):
-                    found.append(signature)
-    return found

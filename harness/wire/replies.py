@@ -14,6 +14,7 @@ from harness.wire.faults.base import Fault
 
 CONNECTION_FAULTS = ("refused", "connect_timeout", "read_timeout", "empty", "garbage")
 F = TypeVar("F", bound=Fault)
+_THINKING_TYPES = ("thinking", "redacted_thinking")
 
 
 def empty_answer(message: dict[str, Any]) -> bool:
@@ -28,11 +29,8 @@ def empty_answer(message: dict[str, Any]) -> bool:
 def empty_blocks(blocks: Any) -> bool:
     """Whether ``blocks`` (a message's ``content``) hold nothing but thinking and blank text."""
     return isinstance(blocks, list) and all(
-        isinstance(b, dict) and (b.get("type") in THINKING_TYPES or b.get("type") == "text" and not str(b.get("text", "")).strip())
+        isinstance(b, dict) and (b.get("type") in _THINKING_TYPES or b.get("type") == "text" and not str(b.get("text", "")).strip())
         for b in blocks)
-
-
-THINKING_TYPES = ("thinking", "redacted_thinking")
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ class Reply:
             return True
         starts = (e.get("content_block") for e in self.events or () if isinstance(e, dict))
         blocks = [*(message.get("content") or []), *starts]
-        return any(isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking") for b in blocks)
+        return any(isinstance(b, dict) and b.get("type") in _THINKING_TYPES for b in blocks)
 
     @property
     def stop_reason(self) -> Any:

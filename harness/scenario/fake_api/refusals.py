@@ -18,7 +18,7 @@ from __future__ import annotations
 from harness.oracle import error_body, wording
 from harness.oracle.conversations import ConversationChecker
 from harness.oracle.fields import required_fields
-from harness.oracle.signatures import signatures_in, thoughts_in
+from harness.oracle.signatures import thoughts_in
 from harness.oracle.thinking_kept import calls_after_thinking
 from harness.scenario.fake_api.policy import Pending, Policy, Refusal
 from harness.scenario.format.problem import Kind, Problem
@@ -73,9 +73,8 @@ class OracleCheck(Policy):
         assert plan is not None
         if b"thinking" not in plan.body:  # nothing the client got thinks
             return
-        for signature in signatures_in(plan.events):
-            self.signatures[signature] = pending.model
         for signature, text in thoughts_in(plan.events).items():
+            self.signatures[signature] = pending.model
             if signature not in self.reused and self.thoughts.setdefault(signature, text) != text:
                 self.reused.add(signature)
                 del self.thoughts[signature]

@@ -113,15 +113,16 @@ def _apart(request: Exchange, requests: list[Exchange]) -> Exchange | None:
 def _merged(one: Any, other: Any) -> bool:
     """Whether two requests open with the same system prompt and a first user message one
     of which begins with the other's text."""
-    firsts = []
-    for body in (one, other):
-        messages = body.get("messages") if isinstance(body, dict) else None
-        first = messages[0] if isinstance(messages, list) and messages and isinstance(messages[0], dict) else {}
-        if first.get("role") != "user" or not isinstance(body, dict):
-            return False
-        firsts.append((content_text(first.get("content")).strip(), str(body.get("system"))))
-    (a, system_a), (b, system_b) = firsts
-    return system_a == system_b and bool(a) and bool(b) and (a.startswith(b) or b.startswith(a))
+    a, b = _opening(one), _opening(other)
+    return a is not None and b is not None and a[1] == b[1] and (a[0].startswith(b[0]) or b[0].startswith(a[0]))
+
+
+def _opening(body: Any) -> tuple[str, str] | None:
+    """The text of a request's first message, when it is a user's and holds any, and its system prompt."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    first = messages[0] if isinstance(messages, list) and messages and isinstance(messages[0], dict) else {}
+    text = content_text(first.get("content")).strip() if first.get("role") == "user" else ""
+    return (text, str(body.get("system"))) if text else None
 
 
 def _declares_tools(request: Exchange) -> bool:

@@ -7,6 +7,7 @@ from typing import Any
 
 from harness.agents.events import MessageDone, Notice, ToolCall, ToolResult, TurnEnd
 from harness.scenario.checks.outcome import Outcome
+from harness.scenario.fake_api.conversation import content_text
 
 
 def format_timeline(outcome: Outcome) -> str:
@@ -85,10 +86,8 @@ def _sent_results(request: Any) -> list[str]:
     lines = []
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            content = block.get("content")
-            text = content if isinstance(content, str) else " ".join(
-                b.get("text", "") for b in content if isinstance(b, dict)) if isinstance(content, list) else ""
-            first = text.strip().splitlines()[0][:80] if text.strip() else ""
+            text = content_text(block.get("content")).strip()
+            first = text.splitlines()[0][:80] if text else ""
             lines.append(f"tool result {'(error) ' if block.get('is_error') else ''}sent: {first}")
     return lines
 
